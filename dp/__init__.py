@@ -1,0 +1,25 @@
+"""dp: a small library for teaching differentiable programming (reverse-mode autodiff on NumPy).
+
+The API follows "DP: a lightweight library for teaching differentiable programming" (Herta et
+al., 2019). The public names and their signatures are listed in `dp.api.STABLE_API`.
+"""
+from . import data, init
+from .init import seed
+from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
+from .model import BatchNorm, Dense, Dropout, Layer, Model
+from .node import (Node, ShapeError, as_array, concatenate, detect_anomaly, maximum, minimum,
+                   no_grad)
+from .optim import SGD, SGD_Momentum, RMS_Prop, RMSProp, Adam, Optimizer
+from .utils import (GradcheckError, batches, gradcheck, numerical_gradient, one_hot,
+                    relative_error)
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "Node", "ShapeError", "as_array", "concatenate", "maximum", "minimum", "no_grad",
+    "detect_anomaly", "cross_entropy", "binary_cross_entropy", "mean_squared_error", "mse",
+    "Model", "Layer", "Dense", "Dropout", "BatchNorm",
+    "Optimizer", "SGD", "SGD_Momentum", "RMSProp", "RMS_Prop", "Adam",
+    "one_hot", "batches", "gradcheck", "GradcheckError", "numerical_gradient", "relative_error",
+    "seed", "init", "data",
+]

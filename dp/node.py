@@ -1,0 +1,477 @@
+"""The computational graph: `Node`, its operations, and reverse-mode differentiation.
+
+Every operation is one method (or function) that computes the forward value and states, right
+beside it, how the upstream gradient ``g`` flows to each operand: ``(operand, lambda g: ...)``.
+The engine (`Node.grad`) does the rest once, for every op:
+
+* it sorts the graph topologically with an explicit stack (no recursion: deep graphs work),
+* visits each node once, in reverse order, summing the gradients that reach a reused node,
+* calls an operand's gradient function only if that operand leads to a named leaf,
+* sums a broadcast gradient back to the operand's shape (``_unbroadcast``).
+
+Shapes follow NumPy. Reductions over an axis keep that axis (an (m, n) matrix summed over
+axis 1 is (m, 1)), as in the 2019 library; a reduction over everything gives a 0-d scalar.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import numbers
+
+import numpy as np
+
+_state = {"grad_enabled": True, "anomaly": False}
+
+
+class ShapeError(ValueError):
+    """An op received operands whose shapes (or dtypes) it cannot combine."""
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Build no graph inside the block: for inference and optimizer updates."""
+    previous = _state["grad_enabled"]
+    _state["grad_enabled"] = False
+    try:
+        yield
+    finally:
+        _state["grad_enabled"] = previous
+
+
+@contextlib.contextmanager
+def detect_anomaly():
+    """Raise `FloatingPointError` naming the op when backprop produces NaN or inf."""
+    previous = _state["anomaly"]
+    _state["anomaly"] = True
+    try:
+        yield
+    finally:
+        _state["anomaly"] = previous
+
+
+def as_array(value, dtype=None) -> np.ndarray:
+    """The dtype policy: floats keep their dtype, everything else becomes float64."""
+    array = np.asarray(value, dtype=dtype)
+    if array.dtype.kind != "f":
+        if array.dtype.kind not in "biu":
+            raise TypeError(f"Node: cannot hold values of dtype {array.dtype} (numbers only)")
+        array = array.astype(np.float64)
+    return array
+
+
+def _shapes(args) -> str:
+    """The shapes of an op's array operands, for error messages."""
+    flat = [a for arg in args for a in (arg if isinstance(arg, (list, tuple)) else [arg])]
+    return ", ".join(str(a.shape) for a in flat if isinstance(a, (Node, np.ndarray)))
+
+
+def op(name):
+    """Name an op, so that NumPy's complaints about its operands name the op and the shapes."""
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(*args, **kwargs):
+            try:
+                return method(*args, **kwargs)
+            except ShapeError:
+                raise
+            except (ValueError, IndexError) as error:
+                raise ShapeError(f"{name}: operands of shapes {_shapes(args)}: {error}") from None
+        return wrapper
+    return decorate
+
+
+def _unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum `grad` over the axes that broadcasting added or stretched, giving `shape`."""
+    if grad.shape == shape:
+        return grad
+    if grad.ndim > len(shape):
+        grad = grad.sum(axis=tuple(range(grad.ndim - len(shape))))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+
+
+def _kept_shape(shape, axis):
+    """The shape of a reduction over `axis` (None: all axes) that keeps the reduced axes."""
+    axes = range(len(shape)) if axis is None else [a % len(shape) for a in np.atleast_1d(axis)]
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+class Node:
+    """A value in the computational graph.
+
+    ``Node(value, name)`` makes a leaf. Leaves with a name are the ones ``grad`` differentiates
+    for; unnamed leaves are constants (data, labels). Ops on nodes make new, unnamed nodes.
+    """
+
+    __slots__ = ("value", "name", "op", "_inputs", "needs_grad")
+    __array_ufunc__ = None  # `ndarray + Node` must call Node.__radd__, not broadcast over it
+
+    def __init__(self, value, name: str | None = None):
+        self.value = value.value if isinstance(value, Node) else as_array(value)
+        self.name = name
+        self.op = "leaf"
+        self._inputs = ()          # ((operand, gradient function), ...)
+        self.needs_grad = name is not None
+
+    # -- construction ------------------------------------------------------------------
+    @staticmethod
+    def _result(value, op_name, *inputs) -> "Node":
+        """A new node from `inputs` = (operand, local gradient function) pairs."""
+        out = Node.__new__(Node)
+        out.value, out.name, out.op = value, None, op_name
+        live = tuple((x, f) for x, f in inputs if x.needs_grad) if _state["grad_enabled"] else ()
+        out._inputs = live
+        out.needs_grad = bool(live)
+        return out
+
+    def _lift(self, other) -> "Node":
+        """Operand of a binary op as a constant Node; a Python number takes our dtype."""
+        if isinstance(other, Node):
+            return other
+        if isinstance(other, numbers.Number):
+            return Node(np.asarray(other, dtype=self.value.dtype))
+        return Node(other)
+
+    # -- inspection --------------------------------------------------------------------
+    shape = property(lambda self: self.value.shape)
+    dtype = property(lambda self: self.value.dtype)
+    ndim = property(lambda self: self.value.ndim)
+
+    def __repr__(self):
+        label = f"name={self.name!r}, " if self.name else ""
+        return f"Node({label}op={self.op!r}, value={self.value!r})"
+
+    def __len__(self):
+        return len(self.value)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def item(self) -> float:
+        return float(self.value)
+
+    __float__ = item
+
+    # -- reverse-mode differentiation ----------------------------------------------------
+    def _topological_order(self) -> list:
+        """Nodes that lead to named leaves, each before everything it was computed from."""
+        order, done, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+            elif id(node) not in done:
+                done.add(id(node))
+                stack.append((node, True))
+                stack.extend((x, False) for x, _ in node._inputs if id(x) not in done)
+        return order[::-1]
+
+    def grad(self, g=1) -> dict:
+        """Backpropagate the upstream gradient `g` (1 for a scalar loss).
+
+        Returns ``{name: d self / d leaf}`` for every named leaf this node depends on, each with
+        its leaf's shape. Can be called any number of times; the graph is left unchanged.
+        """
+        g = np.asarray(g, dtype=self.value.dtype)
+        if g.shape != self.value.shape:
+            if g.size != 1 or self.value.size != 1:
+                raise ShapeError(
+                    f"grad: the output has shape {self.value.shape}; call grad(1) on a scalar "
+                    f"(e.g. .sum()), or pass an upstream gradient of that shape, not {g.shape}")
+            g = g.reshape(self.value.shape)
+        grads, leaves, handed = {id(self): g}, {}, set()
+        for node in self._topological_order():
+            g = grads.pop(id(node))
+            if node.name is not None and not node._inputs:
+                other = leaves.setdefault(node.name, node)
+                if other is not node:
+                    raise ValueError(f"grad: two different leaves are named {node.name!r}")
+                if g.base is not None or not g.flags.writeable or id(g) in handed:
+                    g = g.copy()  # every returned gradient is the caller's own array
+                grads[node.name] = g
+                handed.add(id(g))
+                continue
+            for operand, local in node._inputs:
+                contribution = _unbroadcast(np.asarray(local(g)), operand.value.shape)
+                if _state["anomaly"] and not np.all(np.isfinite(contribution)):
+                    raise FloatingPointError(f"backprop: the gradient of {node.op!r} with respect "
+                                             f"to an operand of shape {operand.shape} is not finite")
+                key = id(operand)
+                grads[key] = np.asarray(grads[key] + contribution) if key in grads else contribution
+        return {name: grads[name] for name in leaves}
+
+    # -- arithmetic ------------------------------------------------------------------------
+    @op("add")
+    def __add__(self, other):
+        """a + b.  d/da = 1, d/db = 1 (summed over broadcast axes)."""
+        other = self._lift(other)
+        return Node._result(self.value + other.value, "add", (self, lambda g: g), (other, lambda g: g))
+
+    @op("sub")
+    def __sub__(self, other):
+        """a - b.  d/da = 1, d/db = -1."""
+        other = self._lift(other)
+        return Node._result(self.value - other.value, "sub", (self, lambda g: g), (other, lambda g: -g))
+
+    @op("mul")
+    def __mul__(self, other):
+        """a * b (elementwise).  d/da = b, d/db = a."""
+        other = self._lift(other)
+        return Node._result(self.value * other.value, "mul",
+                            (self, lambda g: g * other.value), (other, lambda g: g * self.value))
+
+    @op("div")
+    def __truediv__(self, other):
+        """a / b.  d/da = 1/b, d/db = -a/b^2."""
+        other = self._lift(other)
+        out = self.value / other.value
+        return Node._result(out, "div", (self, lambda g: g / other.value),
+                            (other, lambda g: -g * out / other.value))
+
+    @op("pow")
+    def __pow__(self, other):
+        """a ** b.  d/da = b a^(b-1), d/db = a^b log a (defined for a > 0)."""
+        other = self._lift(other)
+        out = self.value ** other.value
+        return Node._result(out, "pow",
+                            (self, lambda g: g * other.value * self.value ** (other.value - 1)),
+                            (other, lambda g: g * out * np.log(self.value)))
+
+    def __radd__(self, other): return self._lift(other) + self
+    def __rsub__(self, other): return self._lift(other) - self
+    def __rmul__(self, other): return self._lift(other) * self
+    def __rtruediv__(self, other): return self._lift(other) / self
+    def __rpow__(self, other): return self._lift(other) ** self
+
+    def __neg__(self):
+        """-a.  d/da = -1."""
+        return Node._result(-self.value, "neg", (self, lambda g: -g))
+
+    @op("dot")
+    def dot(self, other):
+        """Matrix product a @ b, shapes (..., m, k) @ (..., k, n) -> (..., m, n).
+
+        d/da = g @ b^T, d/db = a^T @ g. A 1-d operand is a row (left) or a column (right).
+        """
+        other = self._lift(other)
+        a, b = self.value, other.value
+        if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
+            raise ShapeError(f"dot: {a.shape} @ {b.shape}: the inner dimensions differ")
+        a2 = a if a.ndim > 1 else a[None, :]
+        b2 = b if b.ndim > 1 else b[:, None]
+        out2 = a2 @ b2
+
+        def to_a(g):
+            ga = g.reshape(out2.shape) @ np.swapaxes(b2, -1, -2)
+            return ga[..., 0, :] if a.ndim == 1 else ga
+
+        def to_b(g):
+            gb = np.swapaxes(a2, -1, -2) @ g.reshape(out2.shape)
+            return gb[..., 0] if b.ndim == 1 else gb
+        return Node._result(np.matmul(a, b), "dot", (self, to_a), (other, to_b))
+
+    __matmul__ = dot
+
+    def __rmatmul__(self, other):
+        return self._lift(other).dot(self)
+
+    @op("transpose")
+    def transpose(self, *axes):
+        """Permute axes (reverse them by default).  The gradient is permuted back."""
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = tuple(axes) or tuple(reversed(range(self.value.ndim)))
+        return Node._result(self.value.transpose(axes), "transpose",
+                            (self, lambda g: g.transpose(np.argsort(axes))))
+
+    T = property(lambda self: self.transpose())
+
+    # -- elementwise functions: f(a), d/da = f'(a) -------------------------------------------
+    def _elementwise(self, name, value, derivative):
+        return Node._result(value, name, (self, lambda g: g * derivative()))
+
+    def exp(self):
+        """e^a.  d/da = e^a."""
+        out = np.exp(self.value)
+        return self._elementwise("exp", out, lambda: out)
+
+    def log(self):
+        """ln a.  d/da = 1/a."""
+        return self._elementwise("log", np.log(self.value), lambda: 1 / self.value)
+
+    def sqrt(self):
+        """sqrt(a).  d/da = 1 / (2 sqrt(a))."""
+        out = np.sqrt(self.value)
+        return self._elementwise("sqrt", out, lambda: 0.5 / out)
+
+    def square(self):
+        """a^2.  d/da = 2a."""
+        return self._elementwise("square", np.square(self.value), lambda: 2 * self.value)
+
+    def abs(self):
+        """|a|.  d/da = sign(a) (0 at 0)."""
+        return self._elementwise("abs", np.abs(self.value), lambda: np.sign(self.value))
+
+    def sin(self):
+        """sin a.  d/da = cos a."""
+        return self._elementwise("sin", np.sin(self.value), lambda: np.cos(self.value))
+
+    def cos(self):
+        """cos a.  d/da = -sin a."""
+        return self._elementwise("cos", np.cos(self.value), lambda: -np.sin(self.value))
+
+    def tanh(self):
+        """tanh a.  d/da = 1 - tanh^2 a."""
+        out = np.tanh(self.value)
+        return self._elementwise("tanh", out, lambda: 1 - out * out)
+
+    def sigmoid(self):
+        """sigma(a) = 1 / (1 + e^-a), computed as (1 + tanh(a/2)) / 2 (no overflow).
+        d/da = sigma(a) (1 - sigma(a))."""
+        out = 0.5 * (1 + np.tanh(0.5 * self.value))
+        return self._elementwise("sigmoid", out, lambda: out * (1 - out))
+
+    def relu(self):
+        """max(a, 0).  d/da = 1 where a > 0, else 0."""
+        return self._elementwise("relu", np.maximum(self.value, 0), lambda: self.value > 0)
+
+    def leaky_relu(self, slope=0.01):
+        """a where a > 0, else slope * a.  d/da = 1 or slope."""
+        positive = self.value > 0
+        return self._elementwise("leaky_relu", np.where(positive, self.value, slope * self.value),
+                                 lambda: np.where(positive, 1.0, slope).astype(self.value.dtype))
+
+    # -- along the last axis ----------------------------------------------------------------
+    def softmax(self, axis=-1):
+        """s_i = e^(a_i - max a) / sum_j e^(a_j - max a).  d/da = s * (g - sum(g * s))."""
+        shifted = np.exp(self.value - self.value.max(axis=axis, keepdims=True))
+        s = shifted / shifted.sum(axis=axis, keepdims=True)
+        return Node._result(s, "softmax",
+                            (self, lambda g: s * (g - (g * s).sum(axis=axis, keepdims=True))))
+
+    def log_softmax(self, axis=-1):
+        """a_i - logsumexp(a).  d/da = g - softmax(a) * sum(g)."""
+        shifted = self.value - self.value.max(axis=axis, keepdims=True)
+        out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        return Node._result(out, "log_softmax",
+                            (self, lambda g: g - np.exp(out) * g.sum(axis=axis, keepdims=True)))
+
+    # -- reductions (an axis given is kept, with length 1) ---------------------------------------
+    @op("sum")
+    def sum(self, axis=None):
+        """Sum of all elements, or along `axis` (kept).  d/da = g broadcast back to a's shape."""
+        kept = _kept_shape(self.value.shape, axis)
+        out = self.value.sum(axis=axis, keepdims=axis is not None)
+        return Node._result(out, "sum",
+                            (self, lambda g: np.broadcast_to(g.reshape(kept), self.value.shape)))
+
+    def mean(self, axis=None):
+        """Mean of all elements, or along `axis` (kept).  d/da = g / n."""
+        count = self.value.size // max(int(np.prod(_kept_shape(self.value.shape, axis))), 1)
+        return self.sum(axis) * (1.0 / count)
+
+    @op("max")
+    def max(self, axis=None):
+        """Maximum, or along `axis` (kept).  d/da = g where a is the maximum, shared among ties."""
+        kept = self.value.max(axis=axis, keepdims=True)
+        out = kept if axis is not None else kept.reshape(())
+        is_max = self.value == kept
+        share = is_max / is_max.sum(axis=axis, keepdims=True)
+        return Node._result(out, "max", (self, lambda g: g.reshape(kept.shape) * share))
+
+    # -- shape ------------------------------------------------------------------------------------
+    @op("reshape")
+    def reshape(self, *shape):
+        """The same elements in a new shape.  The gradient is reshaped back."""
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return Node._result(self.value.reshape(shape), "reshape",
+                            (self, lambda g: g.reshape(self.value.shape)))
+
+    @op("getitem")
+    def __getitem__(self, index):
+        """x[index] (slices, integers, arrays).  The gradient is scattered back (repeats add up)."""
+        index = index.value.astype(np.intp) if isinstance(index, Node) else index
+
+        def scatter(g):
+            full = np.zeros_like(self.value)
+            np.add.at(full, index, g)
+            return full
+        return Node._result(self.value[index], "getitem", (self, scatter))
+
+    # -- convolution and pooling along the last axis ------------------------------------------------
+    @op("conv1d")
+    def conv1d(self, kernel):
+        """1-d cross-correlation, 'valid': y[..., i] = sum_j x[..., i + j] k[j], k of length K.
+
+        d/dk[j] = sum_i g[..., i] x[..., i + j]   (same orientation as k: not reversed)
+        d/dx[..., i + j] += g[..., i] k[j]          (a 'full' convolution of g with k)
+        """
+        kernel = self._lift(kernel)
+        x, k = self.value, kernel.value
+        if k.ndim != 1 or x.ndim == 0 or k.shape[0] > x.shape[-1]:
+            raise ShapeError(f"conv1d: input {x.shape} with kernel {k.shape}: the kernel must be "
+                             f"1-d and no longer than the last axis")
+        windows = np.lib.stride_tricks.sliding_window_view(x, k.shape[0], axis=-1)
+
+        def to_input(g):
+            gx = np.zeros(np.broadcast_shapes(x.shape, g.shape[:-1] + x.shape[-1:]), g.dtype)
+            for j, kj in enumerate(k):
+                gx[..., j:j + g.shape[-1]] += g * kj
+            return gx
+        return Node._result(windows @ k, "conv1d", (self, to_input),
+                            (kernel, lambda g: np.tensordot(g, windows, axes=g.ndim)))
+
+    @op("maxpool1d")
+    def maxpool1d(self, size):
+        """Max over non-overlapping windows of `size` along the last axis (a tail that does not
+        fill a window is dropped).  d/dx = g at the first maximum of each window, else 0."""
+        x = self.value
+        count = x.shape[-1] // size
+        if count == 0:
+            raise ShapeError(f"maxpool1d: window {size} is longer than the last axis of {x.shape}")
+        windows = x[..., :count * size].reshape(x.shape[:-1] + (count, size))
+        winner = windows.argmax(axis=-1)[..., None]
+
+        def to_input(g):
+            gw = np.zeros_like(windows)
+            np.put_along_axis(gw, winner, g[..., None], axis=-1)
+            gx = np.zeros_like(x)
+            gx[..., :count * size] = gw.reshape(x.shape[:-1] + (count * size,))
+            return gx
+        return Node._result(np.take_along_axis(windows, winner, -1)[..., 0], "maxpool1d",
+                            (self, to_input))
+
+
+# -- functions of several nodes ----------------------------------------------------------------
+def _nodes(values):
+    return [v if isinstance(v, Node) else Node(v) for v in values]
+
+
+@op("concatenate")
+def concatenate(nodes, axis=0) -> Node:
+    """Join nodes along `axis`.  Each operand gets its slice of the gradient."""
+    nodes = _nodes(nodes)
+    value = np.concatenate([n.value for n in nodes], axis=axis)
+    ends = np.cumsum([n.value.shape[axis] for n in nodes])
+    before = (slice(None),) * (axis % value.ndim)
+    return Node._result(value, "concatenate", *(
+        (n, lambda g, part=slice(end - n.value.shape[axis], end): g[before + (part,)])
+        for n, end in zip(nodes, ends)))
+
+
+def _select(name, pick, a, b) -> Node:
+    a, b = _nodes((a, b))
+    out = pick(a.value, b.value)
+    take_a = np.where(a.value == b.value, 0.5, a.value == out)
+    return Node._result(out, name, (a, lambda g: g * take_a), (b, lambda g: g * (1 - take_a)))
+
+
+@op("maximum")
+def maximum(a, b) -> Node:
+    """Elementwise max(a, b).  The gradient goes to the larger operand (half each on ties)."""
+    return _select("maximum", np.maximum, a, b)
+
+
+@op("minimum")
+def minimum(a, b) -> Node:
+    """Elementwise min(a, b).  The gradient goes to the smaller operand (half each on ties)."""
+    return _select("minimum", np.minimum, a, b)

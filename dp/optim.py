@@ -1,0 +1,138 @@
+"""Optimizers: `SGD`, `SGD_Momentum`, `RMSProp`, `Adam`, sharing one `Optimizer.train` loop.
+
+Each optimizer is its update rule, written as in its docstring, for one parameter theta with
+gradient g and its own state (moment buffers are per parameter, never shared, never updated in
+place). Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a dictionary
+``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
+"""
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+
+from .node import no_grad
+from .utils import batches
+
+
+class Optimizer:
+    """Trains `model` on (x_train, y_train) with mini-batches of `batch_size` (None: all)."""
+
+    defaults: dict = {}
+    legacy_names = {"alpha": "lr", "learning_rate": "lr"}
+
+    def __init__(self, model, x_train, y_train, hyperparam=None, batch_size=None, seed=None,
+                 **hyperparameters):
+        settings = dict(self.defaults)
+        for key, value in {**(hyperparam or {}), **hyperparameters}.items():
+            key = self.legacy_names.get(key, key)
+            if key not in settings:
+                raise TypeError(f"{type(self).__name__}: unknown hyperparameter {key!r}; "
+                                f"it takes {sorted(settings)}")
+            settings[key] = value
+        self.hyperparameters = settings
+        vars(self).update(settings)
+        self.model, self.x_train, self.y_train = model, x_train, y_train
+        self.batch_size, self.seed = batch_size, seed
+        self.state = {}      # parameter name -> that parameter's own buffers
+        self.steps_done = 0
+        self._batches = None
+
+    def update(self, theta, g, state):
+        """The new value of one parameter; `state` is that parameter's own dict of buffers."""
+        raise NotImplementedError
+
+    def step(self, grads: dict) -> None:
+        """Apply the update rule to every parameter once."""
+        self.steps_done += 1
+        with no_grad():
+            for name, node in self.model.parameters().items():
+                node.value = self.update(node.value, grads[name], self.state.setdefault(name, {}))
+
+    def next_batch(self):
+        if self.batch_size is None or self.x_train is None:
+            return self.x_train, self.y_train
+        if self._batches is None:
+            self._batches = batches(self.x_train, self.y_train, self.batch_size, seed=self.seed,
+                                    repeat=True)
+        return next(self._batches)
+
+    def train(self, steps=1000, print_each=100, err_hist=False, progress=False):
+        """Run `steps` updates; print the loss every `print_each` steps (0: never).
+
+        Returns the last loss, or ``(loss, loss_hist, para_hist)`` when `err_hist` is true:
+        the loss of every step (computed before that step's update) and the parameters after
+        every step.
+        """
+        loss_hist, para_hist = [], []
+        counter = range(1, steps + 1)
+        if progress:
+            from tqdm.auto import tqdm
+            counter = tqdm(counter, desc=type(self).__name__, unit="step")
+        say = counter.write if progress else print
+        loss = math.nan
+        for i in counter:
+            grads, loss = self.model.get_grad(*self.next_batch())
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"{type(self).__name__}.train: the loss became {loss} at "
+                                         f"step {i}; try a smaller learning rate")
+            self.step(grads)
+            loss_hist.append(loss)
+            if err_hist:
+                para_hist.append(self.model.get_param())
+            if print_each and i % print_each == 0:
+                say(f"step {i:>{len(str(steps))}}/{steps}  loss {loss:.6g}", file=sys.stdout)
+        return (loss, loss_hist, para_hist) if err_hist else loss
+
+
+class SGD(Optimizer):
+    """theta <- theta - lr * g"""
+
+    defaults = {"lr": 0.01}
+
+    def update(self, theta, g, state):
+        return theta - self.lr * g
+
+
+class SGD_Momentum(Optimizer):
+    """v <- beta * v + (1 - beta) * g;  theta <- theta - lr * v   (v starts at 0)"""
+
+    defaults = {"lr": 0.01, "beta": 0.9}
+
+    def update(self, theta, g, state):
+        state["v"] = self.beta * state.get("v", 0.0) + (1 - self.beta) * g
+        return theta - self.lr * state["v"]
+
+
+class RMSProp(Optimizer):
+    """s <- beta * s + (1 - beta) * g^2;  theta <- theta - lr * g / (sqrt(s) + epsilon)"""
+
+    defaults = {"lr": 0.001, "beta": 0.9, "epsilon": 1e-8}
+
+    def update(self, theta, g, state):
+        state["s"] = self.beta * state.get("s", 0.0) + (1 - self.beta) * g * g
+        return theta - self.lr * g / (np.sqrt(state["s"]) + self.epsilon)
+
+
+class Adam(Optimizer):
+    """Kingma & Ba (2015), at step t = 1, 2, ...:
+
+        m <- beta1 * m + (1 - beta1) * g;   v <- beta2 * v + (1 - beta2) * g^2
+        m_hat = m / (1 - beta1^t);          v_hat = v / (1 - beta2^t)
+        theta <- theta - lr * m_hat / (sqrt(v_hat) + epsilon)
+    """
+
+    defaults = {"lr": 0.001, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
+    legacy_names = {**Optimizer.legacy_names, "beta": "beta1"}
+
+    def update(self, theta, g, state):
+        t = self.steps_done
+        state["m"] = self.beta1 * state.get("m", 0.0) + (1 - self.beta1) * g
+        state["v"] = self.beta2 * state.get("v", 0.0) + (1 - self.beta2) * g * g
+        m_hat = state["m"] / (1 - self.beta1 ** t)
+        v_hat = state["v"] / (1 - self.beta2 ** t)
+        return theta - self.lr * m_hat / (np.sqrt(v_hat) + self.epsilon)
+
+
+RMS_Prop = RMSProp  # the 2019 library's spelling

@@ -1,0 +1,101 @@
+"""Each optimizer's first steps equal the closed-form update in its docstring."""
+import numpy as np
+import pytest
+
+import dp
+
+
+class Quadratic(dp.Model):
+    """loss = sum((w - target)^2) / 2, so the gradient is w - target."""
+
+    def __init__(self, start):
+        super().__init__()
+        self.w = dp.Node(np.array(start, dtype=float), "w")
+
+    def forward(self, x):
+        return self.w
+
+    def loss(self, x, y):
+        return ((self.w - np.array([1.0, -2.0])).square() * 0.5).sum()
+
+
+TARGET = np.array([1.0, -2.0])
+START = [3.0, 0.5]
+
+
+def reference(rule, steps, **h):
+    """The update rules written out by hand, one step at a time."""
+    w, m, v, history = np.array(START), 0.0, 0.0, []
+    for t in range(1, steps + 1):
+        g = w - TARGET
+        if rule == "SGD":
+            w = w - h["lr"] * g
+        elif rule == "SGD_Momentum":
+            m = h["beta"] * m + (1 - h["beta"]) * g
+            w = w - h["lr"] * m
+        elif rule == "RMSProp":
+            v = h["beta"] * v + (1 - h["beta"]) * g ** 2
+            w = w - h["lr"] * g / (np.sqrt(v) + h["epsilon"])
+        elif rule == "Adam":
+            m = h["beta1"] * m + (1 - h["beta1"]) * g
+            v = h["beta2"] * v + (1 - h["beta2"]) * g ** 2
+            w = w - h["lr"] * (m / (1 - h["beta1"] ** t)) / (np.sqrt(v / (1 - h["beta2"] ** t)) + h["epsilon"])
+        history.append(w)
+    return history
+
+
+SETTINGS = {
+    "SGD": {"lr": 0.1},
+    "SGD_Momentum": {"lr": 0.1, "beta": 0.8},
+    "RMSProp": {"lr": 0.05, "beta": 0.7, "epsilon": 1e-8},
+    "Adam": {"lr": 0.05, "beta1": 0.8, "beta2": 0.9, "epsilon": 1e-8},
+}
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_three_steps_follow_the_documented_rule(name):
+    net = Quadratic(START)
+    loss, loss_hist, para_hist = getattr(dp, name)(net, None, None, **SETTINGS[name]).train(
+        steps=3, print_each=0, err_hist=True)
+    expected = reference(name, 3, **SETTINGS[name])
+    for got, want in zip(para_hist, expected):
+        np.testing.assert_allclose(got["w"], want, rtol=1e-12)
+    assert loss == loss_hist[-1] == pytest.approx(0.5 * np.sum((expected[1] - TARGET) ** 2))
+
+
+LEGACY = {"SGD": {"alpha": 0.1}, "SGD_Momentum": {"alpha": 0.1, "beta": 0.8},
+          "RMSProp": {"alpha": 0.05, "beta": 0.7, "epsilon": 1e-8},
+          "Adam": {"alpha": 0.05, "beta": 0.8, "beta2": 0.9, "epsilon": 1e-8}}
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_2019_hyperparam_dictionary_means_the_same(name):
+    modern = getattr(dp, name)(Quadratic(START), None, None, **SETTINGS[name])
+    legacy = getattr(dp, name)(Quadratic(START), None, None, hyperparam=LEGACY[name])
+    assert modern.hyperparameters == legacy.hyperparameters
+
+
+def test_unknown_hyperparameter_is_named():
+    with pytest.raises(TypeError, match="unknown hyperparameter 'momentum'"):
+        dp.SGD(Quadratic(START), None, None, momentum=0.9)
+
+
+def test_train_returns_the_final_loss_and_prints_each(capsys):
+    loss = dp.SGD(Quadratic(START), None, None, lr=0.1).train(steps=20, print_each=10)
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[-1].startswith("step 20/20")
+    assert isinstance(loss, float) and loss < 0.5
+
+
+def test_diverging_training_raises_a_clear_error():
+    with pytest.raises(FloatingPointError, match="smaller learning rate"):
+        with np.errstate(over="ignore", invalid="ignore"):
+            dp.SGD(Quadratic(START), None, None, lr=1e200).train(steps=5, print_each=0)
+
+
+def test_minibatches_cover_the_data_each_epoch():
+    x, y = np.arange(10)[:, None], np.arange(10)
+    seen = np.concatenate([yb for _, yb in dp.batches(x, y, batch_size=3, seed=1)])
+    assert sorted(seen) == list(range(10))
+    again = np.concatenate([yb for _, yb in dp.batches(x, y, batch_size=3, seed=1)])
+    np.testing.assert_array_equal(seen, again)
