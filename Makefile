@@ -1,0 +1,31 @@
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: test demo bench torch venv clean
+
+# (Re)install only when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+test: $(STAMP)
+	$(VPY) -m pytest -q -n auto
+
+demo: $(STAMP)
+	$(VPY) -m dp.demo
+
+bench: $(STAMP)
+	$(VPY) benchmarks/mnist_mlp.py
+
+# Optional: PyTorch (CPU build, pinned in pyproject.toml) for comparison benchmarks and torch-marked tests.
+torch: $(STAMP)
+	$(VPY) -m pip install -q -e '.[dev,torch]'
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

