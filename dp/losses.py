@@ -4,7 +4,9 @@ Each returns a scalar Node: the mean over the examples (rows) unless ``reduction
 """
 from __future__ import annotations
 
-from .node import Node
+import numpy as np
+
+from .node import Node, concatenate
 
 
 def _reduce(per_example: Node, reduction: str) -> Node:
@@ -35,12 +37,16 @@ def cross_entropy(logits, y, reduction="mean") -> Node:
 def binary_cross_entropy(logits, y, reduction="mean") -> Node:
     """Logistic loss from logits z and targets y in [0, 1]:
 
-        -(y log sigma(z) + (1 - y) log(1 - sigma(z))) = max(z, 0) - z y + log(1 + e^-|z|)
+        -(y log sigma(z) + (1 - y) log(1 - sigma(z))) = log(1 + e^z) - y z
 
-    The right-hand form never overflows and never takes log(0).
+    log(1 + e^z) = -log_softmax([0, z])[0] never overflows, and its gradient is sigma(z)
+    everywhere (a max(z, 0) + log(1 + e^-|z|) form would get the kink at z = 0 wrong).
     """
     z, y = _as_node(logits), _as_node(y)
-    return _reduce(z.relu() - z * y + ((-z.abs()).exp() + 1).log(), reduction)
+    column = z.reshape(z.shape + (1,))
+    pair = concatenate([Node(np.zeros(column.shape, z.dtype)), column], axis=-1)
+    softplus = -pair.log_softmax()[..., 0]
+    return _reduce(softplus - z * y, reduction)
 
 
 def mean_squared_error(prediction, y, reduction="mean") -> Node:

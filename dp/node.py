@@ -279,7 +279,7 @@ class Node:
     def transpose(self, *axes):
         """Permute axes (reverse them by default).  The gradient is permuted back."""
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        axes = tuple(axes) or tuple(reversed(range(self.value.ndim)))
+        axes = tuple(a % self.value.ndim for a in axes) or tuple(reversed(range(self.value.ndim)))
         return Node._result(self.value.transpose(axes), "transpose",
                             (self, lambda g: g.transpose(np.argsort(axes))))
 
@@ -375,7 +375,7 @@ class Node:
         kept = self.value.max(axis=axis, keepdims=True)
         out = kept if axis is not None else kept.reshape(())
         is_max = self.value == kept
-        share = is_max / is_max.sum(axis=axis, keepdims=True)
+        share = (is_max / is_max.sum(axis=axis, keepdims=True)).astype(self.value.dtype)
         return Node._result(out, "max", (self, lambda g: g.reshape(kept.shape) * share))
 
     # -- shape ------------------------------------------------------------------------------------
@@ -425,7 +425,7 @@ class Node:
         """Max over non-overlapping windows of `size` along the last axis (a tail that does not
         fill a window is dropped).  d/dx = g at the first maximum of each window, else 0."""
         x = self.value
-        count = x.shape[-1] // size
+        count = x.shape[-1] // size if size >= 1 else 0
         if count == 0:
             raise ShapeError(f"maxpool1d: window {size} is longer than the last axis of {x.shape}")
         windows = x[..., :count * size].reshape(x.shape[:-1] + (count, size))
@@ -459,9 +459,10 @@ def concatenate(nodes, axis=0) -> Node:
 
 
 def _select(name, pick, a, b) -> Node:
-    a, b = _nodes((a, b))
+    a, b = (a, b) if isinstance(a, Node) else (b._lift(a) if isinstance(b, Node) else Node(a), b)
+    b = a._lift(b)
     out = pick(a.value, b.value)
-    take_a = np.where(a.value == b.value, 0.5, a.value == out)
+    take_a = np.where(a.value == b.value, 0.5, a.value == out).astype(out.dtype)
     return Node._result(out, name, (a, lambda g: g * take_a), (b, lambda g: g * (1 - take_a)))
 
 
