@@ -1,0 +1,84 @@
+"""python -m autograder {build, grade, check} — see --help of each."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _grade(args):
+    from . import report
+    from .grade import grade_all
+    results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
+                        course_path=args.course, progress=not args.quiet)
+    print(report.table(results))
+    print(f"\ngrades:   {Path(args.out) / 'grades.csv'}\nfeedback: {Path(args.out) / 'feedback'}/")
+    return 0
+
+
+def _check(args):
+    import json
+    import tempfile
+    from . import report
+    from .grade import grade_all
+    with tempfile.TemporaryDirectory() as out:
+        [result] = grade_all([args.notebook], out, jobs=1, assignment=args.assignment,
+                             course_path=args.course, progress=False)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{result['assignment']} — {result['student']}: {result['score']:g} / {result['max_score']:g}")
+    for task in result["tasks"]:
+        mark = report.STATUS_MARK.get(task["status"], "?")
+        metrics = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                            for k, v in task["metrics"].items())
+        print(f"  {mark} {task['id']:<24} {task['points']:>4g}/{task['max_points']:<4g} "
+              f"{task['status']:<8} {task['message'][:200]}{'  [' + metrics + ']' if metrics else ''}")
+    for flag in result["flags"]:
+        print(f"  flag: {flag}")
+    return 0
+
+
+def _build(args):
+    from .build import main as build_main
+    return build_main(["--check"] if args.check else [])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    parser.add_argument("--course", help="course.toml to use (default: the repository's)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    grade = commands.add_parser("grade", help="grade notebooks or an nbgrader submitted/ tree")
+    grade.add_argument("paths", nargs="+", help="notebooks or folders")
+    grade.add_argument("--out", default="graded", help="output folder (default: graded)")
+    grade.add_argument("--jobs", type=int, default=None, help="parallel submissions (default: all cores)")
+    grade.add_argument("--assignment", help="assignment id, when it cannot be told from the files")
+    grade.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade.set_defaults(run=_grade)
+
+    check = commands.add_parser("check", help="grade one notebook and print the per-task table")
+    check.add_argument("notebook")
+    check.add_argument("--assignment")
+    check.add_argument("--json", action="store_true", help="print the result JSON")
+    check.set_defaults(run=_check)
+
+    build = commands.add_parser("build", help="regenerate exercises/ from solutions/ with nbgrader")
+    build.add_argument("--check", action="store_true", help="fail if exercises/ is stale")
+    build.set_defaults(run=_build)
+
+    args = parser.parse_args(argv)
+    from .course import CourseError
+    from .notebook import NotebookError
+    try:
+        return args.run(args)
+    except (CourseError, NotebookError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: results written so far are kept; run again to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

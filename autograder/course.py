@@ -1,0 +1,185 @@
+"""Load and validate course.toml: assignments, tasks, points, thresholds, limits, seeds."""
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
+
+SIZE_UNITS = {"": 1, "B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "KB": 10 ** 3,
+              "MB": 10 ** 6, "GB": 10 ** 9}
+LIMIT_KEYS = {"time_limit": float, "cpu_limit": float, "memory_limit": "size",
+              "max_processes": int, "max_file_size": "size", "max_reply": "size",
+              "max_output": "size"}
+ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+
+
+class CourseError(ValueError):
+    """course.toml is missing, malformed, or inconsistent; the message says where."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    id: str
+    points: float
+    title: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    time_limit: float
+    cpu_limit: float
+    memory_limit: int
+    max_processes: int
+    max_file_size: int
+    max_reply: int
+    max_output: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Assignment:
+    id: str
+    notebook: str
+    title: str
+    tasks: tuple
+    forbidden_imports: tuple
+    thresholds: dict
+    limits: Limits
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.points for t in self.tasks)
+
+    def task(self, task_id) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(f"assignment {self.id!r} has no task {task_id!r}")
+
+    @property
+    def checks_path(self) -> Path:
+        return PACKAGE / "checks" / f"{self.notebook}.py"
+
+    @property
+    def probes_module(self) -> str:
+        return f"autograder.probes.{self.notebook}"
+
+    def solution_path(self, root=ROOT) -> Path:
+        return Path(root) / "solutions" / self.id / f"{self.notebook}.py"
+
+    def exercise_path(self, root=ROOT) -> Path:
+        return Path(root) / "exercises" / self.id / f"{self.notebook}.ipynb"
+
+
+@dataclasses.dataclass(frozen=True)
+class Course:
+    name: str
+    public_seed: int
+    seed_policy: str
+    grading_seed: int
+    assignments: tuple
+    path: Path
+
+    def assignment(self, assignment_id) -> Assignment:
+        for a in self.assignments:
+            if a.id == assignment_id:
+                return a
+        raise CourseError(f"unknown assignment {assignment_id!r}; course.toml has: "
+                          f"{', '.join(a.id for a in self.assignments)}")
+
+    def task_owner(self, task_id) -> Assignment:
+        for a in self.assignments:
+            if any(t.id == task_id for t in a.tasks):
+                return a
+        raise CourseError(f"no assignment has a task {task_id!r}; tasks are: "
+                          f"{', '.join(t.id for a in self.assignments for t in a.tasks)}")
+
+
+def parse_size(value, where) -> int:
+    if isinstance(value, int) and value > 0:
+        return value
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*", str(value))
+    if not match:
+        raise CourseError(f"{where}: {value!r} is not a size (e.g. 512MiB, 2GiB)")
+    return int(float(match[1]) * SIZE_UNITS[match[2] or ""])
+
+
+def _limits(table: dict, defaults: dict | None, where: str) -> Limits:
+    merged = dict(defaults or {})
+    for key, value in table.items():
+        if key in LIMIT_KEYS:
+            merged[key] = value
+    values = {}
+    for key, kind in LIMIT_KEYS.items():
+        if key not in merged:
+            raise CourseError(f"{where}: missing limit {key!r} (set it in [limits])")
+        value = merged[key]
+        if kind == "size":
+            values[key] = parse_size(value, f"{where}.{key}")
+        else:
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise CourseError(f"{where}.{key}: must be a positive number, not {value!r}")
+            values[key] = kind(value)
+    return Limits(**values)
+
+
+def _require(table, key, kind, where):
+    if key not in table:
+        raise CourseError(f"{where}: missing key {key!r}")
+    value = table[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise CourseError(f"{where}.{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+    return value
+
+
+def load_course(path=None) -> Course:
+    """Read and validate course.toml (default: the repository's)."""
+    path = Path(path or ROOT / "course.toml")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CourseError(f"{path}: not found (the course file is needed to grade)") from None
+    except tomllib.TOMLDecodeError as error:
+        raise CourseError(f"{path}: not valid TOML: {error}") from None
+    where = path.name
+    course = _require(data, "course", dict, where)
+    policy = course.get("seed_policy", "per-student")
+    if policy not in ("per-student", "fixed"):
+        raise CourseError(f"{where}: course.seed_policy must be 'per-student' or 'fixed', not {policy!r}")
+    defaults = data.get("limits", {})
+    assignments, seen_tasks = [], {}
+    for i, table in enumerate(_require(data, "assignment", list, where)):
+        at = f"{where}: assignment[{i}]"
+        aid = _require(table, "id", str, at)
+        at = f"{where}: assignment {aid!r}"
+        if not ID.match(aid):
+            raise CourseError(f"{at}: the id may use letters, digits, '_' and '-' only")
+        if any(a.id == aid for a in assignments):
+            raise CourseError(f"{at}: defined twice")
+        tasks = []
+        for j, t in enumerate(_require(table, "task", list, at)):
+            tid = _require(t, "id", str, f"{at}.task[{j}]")
+            points = _require(t, "points", (int, float), f"{at}.task {tid!r}")
+            if not ID.match(tid) or points < 0:
+                raise CourseError(f"{at}.task {tid!r}: needs a plain id and points >= 0")
+            if tid in seen_tasks:
+                raise CourseError(f"{at}: task id {tid!r} is already used by assignment "
+                                  f"{seen_tasks[tid]!r} (task ids are nbgrader grade_ids: unique)")
+            seen_tasks[tid] = aid
+            tasks.append(Task(tid, float(points), t.get("title", "")))
+        forbidden = table.get("forbidden_imports", [])
+        if not isinstance(forbidden, list) or not all(isinstance(m, str) for m in forbidden):
+            raise CourseError(f"{at}.forbidden_imports: expected a list of module names")
+        thresholds = table.get("thresholds", {})
+        if not all(isinstance(v, (int, float)) for v in thresholds.values()):
+            raise CourseError(f"{at}.thresholds: values must be numbers")
+        assignments.append(Assignment(
+            id=aid, notebook=_require(table, "notebook", str, at), title=table.get("title", aid),
+            tasks=tuple(tasks), forbidden_imports=tuple(forbidden), thresholds=dict(thresholds),
+            limits=_limits(table, defaults, at)))
+    return Course(name=course.get("name", "course"), public_seed=int(course.get("public_seed", 0)),
+                  seed_policy=policy, grading_seed=int(course.get("grading_seed", 0)),
+                  assignments=tuple(assignments), path=path)

@@ -1,0 +1,145 @@
+"""Run an assignment's checks (pytest) against a submission and turn outcomes into tasks.
+
+Checks are ordinary pytest test functions in autograder/checks/<notebook>.py, each marked with
+``@pytest.mark.task("<task id>")``. They receive these fixtures:
+
+  submission   `.probe(name, **kwargs)` runs a probe next to the student's code -> plain data
+  rng          a NumPy Generator seeded from the grading seed (public seed in self-checks)
+               and the test's name, so hidden inputs differ per student but are repeatable
+  public       True in the in-notebook self-check, False when grading (hidden variants)
+  assignment   the Assignment from course.toml (thresholds, limits)
+  metrics      a dict; numbers put there appear in the task's result `metrics`
+
+Expected values are computed inside the check, here, with dp and NumPy.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+from .course import PACKAGE
+from .sandbox import ProbeError, SubmissionCrashed, SubmissionTimeout
+
+SEVERITY = {"passed": 0, "failed": 1, "error": 2, "timeout": 3}
+
+
+def _message(excinfo) -> tuple:
+    error = excinfo.value
+    if isinstance(error, SubmissionTimeout):
+        return "timeout", str(error)
+    if isinstance(error, (SubmissionCrashed, ProbeError)):
+        return "error", f"your code raised {error}" if type(error) is ProbeError else str(error)
+    if isinstance(error, AssertionError):
+        text = str(error).split("\nassert ")[0].strip() or "a check failed"
+        return "failed", text
+    return "failed", f"unexpected result ({type(error).__name__}: {error})"
+
+
+class JudgePlugin:
+    """A pytest plugin providing the fixtures and collecting each test's outcome."""
+
+    def __init__(self, submission, assignment, seed, public, tasks=None):
+        self._submission, self._assignment, self._seed = submission, assignment, seed
+        self._public, self.only = public, set(tasks) if tasks else None
+        self.outcomes = []    # (task, test name, status, message, metrics)
+        self.problems = []    # checks without a valid task marker, collection errors
+        self._metrics = {}
+
+    # -- fixtures ---------------------------------------------------------------------------
+    @pytest.fixture
+    def submission(self):
+        return self._submission
+
+    @pytest.fixture
+    def rng(self, request):
+        return np.random.default_rng([self._seed, zlib.crc32(request.node.name.encode())])
+
+    @pytest.fixture
+    def public(self):
+        return self._public
+
+    @pytest.fixture
+    def assignment(self):
+        return self._assignment
+
+    @pytest.fixture
+    def metrics(self, request):
+        return self._metrics.setdefault(request.node.nodeid, {})
+
+    # -- hooks ------------------------------------------------------------------------------
+    def pytest_collection_modifyitems(self, items):
+        task_ids = {t.id for t in self._assignment.tasks}
+        keep = []
+        for item in items:
+            marks = [m.args[0] for m in item.iter_markers("task") if m.args]
+            if len(marks) != 1 or marks[0] not in task_ids:
+                self.problems.append(f"check {item.name} must be marked with exactly one task "
+                                     f"of {sorted(task_ids)}, has {marks}")
+                continue
+            item.task_id = marks[0]
+            if self.only is None or marks[0] in self.only:
+                keep.append(item)
+        items[:] = keep
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.problems.append(f"collecting {report.nodeid}: {report.longreprtext[-2000:]}")
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.when == "teardown" and not call.excinfo:
+            if not any(o[1] == item.name for o in self.outcomes):
+                self.outcomes.append((item.task_id, item.name, "passed", "",
+                                      self._metrics.get(item.nodeid, {})))
+        elif call.excinfo is not None and not any(o[1] == item.name for o in self.outcomes):
+            if call.excinfo.errisinstance(pytest.skip.Exception):
+                self.outcomes.append((item.task_id, item.name, "skipped", "", {}))
+                return
+            status, message = _message(call.excinfo)
+            self.outcomes.append((item.task_id, item.name, status, message,
+                                  self._metrics.get(item.nodeid, {})))
+
+
+@contextlib.contextmanager
+def _quiet_pytest():
+    saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
+
+
+def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
+    """Run the checks; return one result per task of `assignment` (or of `tasks`):
+    {"id", "points", "max_points", "status", "message", "metrics", "checks"}."""
+    plugin = JudgePlugin(submission, assignment, seed, public, tasks)
+    args = [str(assignment.checks_path), "-c", str(PACKAGE / "checks" / "pytest.ini"),
+            "--rootdir", str(PACKAGE / "checks"), "-p", "no:cacheprovider", "-p", "no:terminal",
+            "-p", "no:stepwise", "--import-mode=importlib", "-s", "-W", "ignore"]
+    with _quiet_pytest():
+        code = pytest.main(args, plugins=[plugin])
+    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        plugin.problems.append(f"pytest exited with {code!r}")
+    if plugin.problems:
+        raise RuntimeError("the checks of " + assignment.id + " are broken: " + "; ".join(plugin.problems))
+    results = []
+    for task in assignment.tasks:
+        if tasks and task.id not in tasks:
+            continue
+        mine = [o for o in plugin.outcomes if o[0] == task.id and o[2] != "skipped"]
+        status = max((o[2] for o in mine), key=SEVERITY.get, default="error")
+        failed = [o for o in mine if o[2] != "passed"]
+        message = failed[0][3] if failed else ("" if mine else "no check ran for this task")
+        metrics = {k: v for o in mine for k, v in o[4].items()}
+        results.append({"id": task.id, "title": task.title, "points": task.points if status == "passed" and mine else 0.0,
+                        "max_points": task.points, "status": status if mine else "error",
+                        "message": message, "metrics": metrics,
+                        "checks": [{"name": o[1], "status": o[2], "message": o[3]} for o in mine]})
+    return results

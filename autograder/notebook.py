@@ -1,0 +1,135 @@
+"""Read a submitted notebook: its code cells, which are grade cells, magics, forbidden imports.
+
+Grading never depends on the student's grade cells: a cell counts as a grade cell if nbgrader's
+metadata says so or if its code is nothing but `check(...)` calls, and all grade cells are
+skipped. The tasks graded are course.toml's, whatever the notebook contains.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+
+class NotebookError(ValueError):
+    """The notebook cannot be read; the message says why (for the student's feedback)."""
+
+
+MAX_NOTEBOOK_BYTES = 64 * 2 ** 20
+MAGIC = re.compile(r"^(\s*)([%!]|\?\w)")
+
+
+def read_notebook(path: Path) -> dict:
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_NOTEBOOK_BYTES:
+            raise NotebookError(f"the notebook is {size / 2**20:.0f} MiB, more than the "
+                                f"{MAX_NOTEBOOK_BYTES // 2**20} MiB allowed")
+        text = path.read_bytes().decode("utf-8")
+        notebook = json.loads(text)
+    except FileNotFoundError:
+        raise NotebookError("the notebook file does not exist") from None
+    except UnicodeDecodeError as error:
+        raise NotebookError(f"the notebook is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"the notebook is not valid JSON (line {error.lineno}: {error.msg})") from None
+    except OSError as error:
+        raise NotebookError(f"the notebook cannot be read: {error.strerror}") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise NotebookError("the file is not a Jupyter notebook (no list of cells)")
+    if notebook.get("nbformat") != 4:
+        raise NotebookError(f"nbformat {notebook.get('nbformat')!r} is not supported (version 4 is)")
+    return notebook
+
+
+def source_of(cell) -> str:
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+def is_check_call_only(code: str) -> bool:
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return False
+    return bool(body) and all(
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Name) and s.value.func.id == "check" for s in body)
+
+
+def is_grade_cell(cell) -> bool:
+    meta = cell.get("metadata", {})
+    nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    return (isinstance(nbgrader, dict) and nbgrader.get("grade") is True
+            and nbgrader.get("solution") is not True) or is_check_call_only(source_of(cell))
+
+
+def strip_magics(code: str) -> str:
+    """IPython syntax as plain Python: line magics and shell escapes become `pass`;
+    a cell magic (%%time, %%capture, ...) keeps its body; %%bash & co. drop the cell."""
+    lines = code.splitlines()
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].split()[0][2:]
+        if magic not in ("time", "timeit", "capture", "prun", "debug"):
+            return ""
+        lines = lines[1:]
+    return "\n".join(f"{m[1]}pass  # {line.strip()[:60]}" if (m := MAGIC.match(line)) else line
+                     for line in lines)
+
+
+def code_cells(notebook: dict) -> list:
+    """[(cell number, code)] of the cells to run: code cells, grade cells excluded, magics
+    stripped. Cell numbers count all cells from 1, as a student sees them."""
+    cells = []
+    for number, cell in enumerate(notebook["cells"], start=1):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and not is_grade_cell(cell):
+            code = strip_magics(source_of(cell))
+            if code.strip():
+                cells.append((number, code))
+    return cells
+
+
+def grade_ids(notebook: dict) -> set:
+    """Task ids the notebook mentions: nbgrader grade_ids and `check("...")` arguments."""
+    ids = set()
+    for cell in notebook["cells"]:
+        if isinstance(cell, dict):
+            ids.update(re.findall(r"""check\(\s*["']([\w-]+)["']\s*\)""", source_of(cell)))
+        meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+        nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+        if isinstance(nbgrader, dict) and isinstance(nbgrader.get("grade_id"), str):
+            ids.add(nbgrader["grade_id"])
+    return ids
+
+
+def scan_imports(cells, forbidden) -> list:
+    """Flags for imports of forbidden modules, direct or through __import__/importlib/exec."""
+    forbidden, flags = set(forbidden), []
+    for number, code in cells:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as error:
+            flags.append(f"syntax error in cell {number} (line {error.lineno}): {error.msg}")
+            continue
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Call):
+                func = node.func
+                called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                if called in ("__import__", "import_module", "exec", "eval", "compile"):
+                    names = [s for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                             for s in re.findall(r"[A-Za-z_][\w.]*", a.value)]
+                    if called in ("exec", "eval", "compile"):
+                        names = [n for n in names if n.split(".")[0] in forbidden]
+            for name in names:
+                if name.split(".")[0] in forbidden:
+                    flags.append(f"forbidden import: {name.split('.')[0]} (cell {number})")
+    return list(dict.fromkeys(flags))

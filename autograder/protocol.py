@@ -1,0 +1,124 @@
+"""Plain data between the grader and a submission: JSON with typed arrays, never pickle.
+
+A message is an 8-byte big-endian length followed by that many bytes of UTF-8 JSON. Values are
+None, bools, numbers, strings, lists, string-keyed dicts, and NumPy arrays of numeric dtype,
+encoded as {"__array__": dtype, "shape": [...], "data": base64}. `decode` rebuilds them and
+rejects anything else, so a reply can be wrong but never code.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import select
+import struct
+import time
+
+import numpy as np
+
+ALLOWED_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                  "uint64", "float16", "float32", "float64"}
+MAX_DEPTH = 32
+
+
+class ProtocolError(Exception):
+    """A message that is not plain data, too large, malformed, or late."""
+
+
+def encode(value, depth=0):
+    """`value` as JSON-ready plain data (NumPy scalars and arrays included)."""
+    if depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"__float__": repr(value)}
+    if isinstance(value, np.generic):
+        return encode(value.item(), depth + 1)
+    if isinstance(value, np.ndarray):
+        array = np.ascontiguousarray(value)
+        if array.dtype.name not in ALLOWED_DTYPES:
+            raise ProtocolError(f"arrays of dtype {array.dtype} cannot be sent")
+        return {"__array__": array.dtype.name, "shape": list(array.shape),
+                "data": base64.b64encode(array.tobytes()).decode("ascii")}
+    if isinstance(value, (list, tuple)):
+        return [encode(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise ProtocolError("dictionary keys must be strings")
+        return {k: encode(v, depth + 1) for k, v in value.items()}
+    raise ProtocolError(f"a {type(value).__name__} is not plain data (numbers, strings, arrays)")
+
+
+def decode(value, depth=0):
+    """The inverse of `encode`, validating as it goes."""
+    if depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return [decode(v, depth + 1) for v in value]
+    if not isinstance(value, dict):
+        raise ProtocolError(f"unexpected {type(value).__name__} in a message")
+    if "__float__" in value:
+        text = value["__float__"]
+        if set(value) != {"__float__"} or text not in ("nan", "inf", "-inf"):
+            raise ProtocolError("malformed special float")
+        return float(text)
+    if "__array__" in value:
+        dtype, shape, data = value.get("__array__"), value.get("shape"), value.get("data")
+        if (set(value) != {"__array__", "shape", "data"} or dtype not in ALLOWED_DTYPES
+                or not isinstance(shape, list) or not isinstance(data, str)
+                or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)):
+            raise ProtocolError("malformed array")
+        raw = base64.b64decode(data.encode("ascii"), validate=True)
+        if len(raw) != math.prod(shape) * np.dtype(dtype).itemsize:
+            raise ProtocolError("array data does not match its shape")
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    return {str(k): decode(v, depth + 1) for k, v in value.items()}
+
+
+def dumps(value) -> bytes:
+    body = json.dumps(encode(value), allow_nan=False, separators=(",", ":")).encode("utf-8")
+    return struct.pack(">Q", len(body)) + body
+
+
+def send(fd: int, value) -> None:
+    send_bytes(fd, dumps(value))
+
+
+def send_bytes(fd: int, message: bytes) -> None:
+    data = memoryview(message)
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def _read_exactly(fd, count, deadline):
+    chunks, remaining = [], count
+    while remaining:
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise TimeoutError("no reply in time")
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the channel")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive(fd: int, max_bytes: int, timeout: float | None = None):
+    """One message from `fd`, decoded; ProtocolError if larger than `max_bytes` or malformed."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    (length,) = struct.unpack(">Q", _read_exactly(fd, 8, deadline))
+    if length > max_bytes:
+        raise ProtocolError(f"a reply of {length} bytes exceeds the limit of {max_bytes}")
+    try:
+        return decode(json.loads(_read_exactly(fd, length, deadline).decode("utf-8")))
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise ProtocolError(f"malformed reply: {error}") from None

@@ -1,0 +1,184 @@
+"""Start a submission process with limits, and talk to it: `Sandbox.start`, `probe`, `close`.
+
+Layers of isolation (each where the OS allows it):
+  * its own session and process group (killed as a whole at the end);
+  * resource limits: address space, CPU seconds, processes, file size, no core dumps;
+  * a wall-time deadline kept by the grader for running the notebook and all probes;
+  * a fresh temporary directory as working directory and HOME, a minimal environment;
+  * no network: a new network namespace when permitted, and a socket audit hook in any case;
+  * forbidden imports blocked by an import hook;
+  * plain-data replies only, of bounded size (see `protocol`).
+"""
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import protocol
+from .course import ROOT
+
+BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv[1]); "
+             "from autograder.runner import main; main(int(sys.argv[2]), int(sys.argv[3]))")
+
+
+class ProbeError(Exception):
+    """The student's code raised (or replied with something unusable) during a probe."""
+
+
+class SubmissionTimeout(ProbeError):
+    """The submission used up its wall time."""
+
+
+class SubmissionCrashed(ProbeError):
+    """The submission process died or broke the channel."""
+
+
+def _limit(kind, value):
+    try:
+        resource.setrlimit(kind, (value, value))
+    except (ValueError, OSError):
+        pass
+
+
+def _child_setup(limits):
+    def setup():
+        _limit(resource.RLIMIT_AS, limits.memory_limit)
+        _limit(resource.RLIMIT_CPU, int(limits.cpu_limit))
+        _limit(resource.RLIMIT_NPROC, limits.max_processes)
+        _limit(resource.RLIMIT_FSIZE, limits.max_file_size)
+        _limit(resource.RLIMIT_CORE, 0)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # over-long writes fail instead of killing
+    return setup
+
+
+def child_environment(workdir: Path) -> dict:
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(workdir / ".matplotlib"),
+           "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "AUTOGRADER_GRADING": "1",
+           "DP_OFFLINE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
+    data_dir = os.environ.get("DP_DATA_DIR", str(Path.home() / ".cache" / "dp" / "mnist"))
+    env["DP_DATA_DIR"] = data_dir   # the same MNIST as the grader's, when it has one
+    return env
+
+
+class Sandbox:
+    """One running submission. Use as a context manager; `close` kills everything it started."""
+
+    def __init__(self, cells, assignment):
+        self.cells, self.assignment, self.limits = cells, assignment, assignment.limits
+        self.process = None
+        self.report = {}
+        self.captured_output = ""
+        self.workdir = Path(tempfile.mkdtemp(prefix="autograder-"))
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def start(self) -> "Sandbox":
+        request_r, self._request_w = os.pipe()
+        self._reply_r, reply_w = os.pipe()
+        self._stdout = open(self.workdir / ".stdout", "wb")
+        self.deadline = time.monotonic() + self.limits.time_limit
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(request_r), str(reply_w)],
+            cwd=self.workdir, env=child_environment(self.workdir), stdin=subprocess.DEVNULL,
+            stdout=self._stdout, stderr=subprocess.STDOUT, pass_fds=(request_r, reply_w),
+            start_new_session=True, preexec_fn=_child_setup(self.limits))
+        os.close(request_r)
+        os.close(reply_w)
+        try:
+            protocol.send(self._request_w, {
+                "cells": self.cells, "forbidden": list(self.assignment.forbidden_imports),
+                "probes": self.assignment.probes_module})
+        except OSError:
+            raise SubmissionCrashed(f"the submission process ended at start{self._exit_reason()}") from None
+        self.report = self._receive("running the notebook")
+        if not isinstance(self.report, dict) or self.report.get("ready") is not True:
+            raise SubmissionCrashed("the submission process did not start properly")
+        return self
+
+    def _receive(self, doing):
+        try:
+            return protocol.receive(self._reply_r, self.limits.max_reply, max(self.remaining(), 0))
+        except TimeoutError:
+            raise SubmissionTimeout(f"time limit of {self.limits.time_limit:g} s reached while "
+                                    f"{doing}") from None
+        except (EOFError, OSError):
+            raise SubmissionCrashed(f"the submission process ended while {doing}"
+                                    f"{self._exit_reason()}") from None
+        except protocol.ProtocolError as error:
+            raise SubmissionCrashed(f"unusable reply while {doing}: {error}") from None
+
+    def _exit_reason(self):
+        try:
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return ""
+        if code < 0:
+            name = signal.Signals(-code).name
+            hint = {"SIGXCPU": "CPU time limit", "SIGKILL": "killed, e.g. out of memory",
+                    "SIGSEGV": "crashed"}.get(name, "")
+            return f" (signal {name}{': ' + hint if hint else ''})"
+        return f" (exit status {code})"
+
+    def probe(self, name, **kwargs):
+        """Call probe `name` in the submission process; returns its plain-data result."""
+        if self.process is None or self.process.poll() is not None:
+            raise SubmissionCrashed(f"the submission process is not running{self._exit_reason()}")
+        try:
+            protocol.send(self._request_w, {"probe": name, "kwargs": kwargs})
+        except (BrokenPipeError, OSError):
+            raise SubmissionCrashed(f"the submission process ended{self._exit_reason()}") from None
+        reply = self._receive(f"answering probe {name!r}")
+        if not isinstance(reply, dict) or "ok" not in reply:
+            raise SubmissionCrashed(f"malformed reply to probe {name!r}")
+        if not reply["ok"]:
+            raise ProbeError(str(reply.get("error", "unknown error"))[:2000])
+        return reply.get("result")
+
+    def output(self) -> str:
+        """What the submission printed (the first `max_output` bytes)."""
+        try:
+            with open(self.workdir / ".stdout", "rb") as f:
+                return f.read(self.limits.max_output).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        if self.process is not None:
+            try:
+                protocol.send(self._request_w, {"stop": True})
+            except OSError:
+                pass
+            try:
+                self.process.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.process.wait()
+            for fd in (self._request_w, self._reply_r):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._stdout.close()
+            self.captured_output = self.output()
+            self.process = None
+        shutil.rmtree(self.workdir, ignore_errors=True)

@@ -1,0 +1,68 @@
+"""`check("task_id")` in a notebook: the grader's own checks, on the notebook's own code.
+
+It uses the public seed, prints a short verdict, and raises `CheckFailed` when the task does
+not pass, so that nbgrader gives the grade cell zero points. While the grader runs a
+notebook, `check` does nothing: grading runs the checks itself, from outside.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+from . import protocol
+from .course import load_course
+from .sandbox import ProbeError
+
+
+class CheckFailed(AssertionError):
+    """The self-check of a task did not pass (the message says why)."""
+
+
+class LocalSubmission:
+    """The notebook's own namespace, probed in-process (self-check only: never for grading)."""
+
+    def __init__(self, namespace, assignment):
+        import importlib
+        self.namespace = namespace
+        self.probes = importlib.import_module(assignment.probes_module)
+
+    def probe(self, name, **kwargs):
+        try:
+            result = getattr(self.probes, name)(self.namespace, **kwargs)
+        except NotImplementedError:
+            raise ProbeError("NotImplementedError: this part is not implemented yet") from None
+        except Exception as error:  # noqa: BLE001 - any error of the student's code
+            frames = [f for f in traceback.extract_tb(error.__traceback__)
+                      if not f.filename.startswith(os.path.dirname(__file__))]
+            where = f" (in {frames[-1].name}, line {frames[-1].lineno})" if frames else ""
+            raise ProbeError(f"{type(error).__name__}: {error}{where}") from None
+        return protocol.decode(protocol.encode(result))   # exactly what grading would see
+
+
+def _caller_namespace():
+    frame = sys._getframe(2)
+    return frame.f_globals
+
+
+def check(task_id: str, namespace=None) -> bool:
+    """Run the checks of `task_id` on this notebook's code and print the verdict."""
+    if os.environ.get("AUTOGRADER_GRADING"):
+        return True
+    from .judge import run_checks
+    course = load_course()
+    assignment = course.task_owner(task_id)
+    namespace = namespace if namespace is not None else _caller_namespace()
+    [result] = run_checks(LocalSubmission(namespace, assignment), assignment,
+                          seed=course.public_seed, public=True, tasks=[task_id])
+    total = len(result["checks"])
+    passed = sum(c["status"] == "passed" for c in result["checks"])
+    if result["status"] == "passed":
+        print(f"✔ {task_id}: all {total} checks passed ({result['max_points']:g} points when graded)")
+        return True
+    lines = [f"✘ {task_id}: {passed} of {total} checks passed"]
+    lines += [f"  - {c['name'].removeprefix('test_').replace('_', ' ')}: {c['message']}"
+              for c in result["checks"] if c["status"] != "passed"]
+    report = "\n".join(lines)
+    print(report)
+    raise CheckFailed(report)
