@@ -3,7 +3,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: test demo bench torch venv clean
+.PHONY: test demo train bench torch venv clean
 
 # (Re)install only when pyproject.toml changes.
 $(STAMP): pyproject.toml
@@ -17,10 +17,15 @@ test: $(STAMP)
 	$(VPY) -m pytest -q -n auto
 
 demo: $(STAMP)
+	$(VPY) -m autograder.demo
+
+# A short MNIST training with dp alone: the data source and the test accuracy.
+train: $(STAMP)
 	$(VPY) -m dp.demo
 
 bench: $(STAMP)
 	$(VPY) benchmarks/mnist_mlp.py
+	$(VPY) benchmarks/graph_overhead.py
 
 # Optional: PyTorch (CPU build, pinned in pyproject.toml) for comparison benchmarks and torch-marked tests.
 torch: $(STAMP)

@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -64,8 +62,9 @@ if ARGS and ARGS.threads:  # must happen before NumPy (and its BLAS) is loaded
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(ROOT))  # benchmark this checkout's dp
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # this checkout's dp, and common.py
 import dp  # noqa: E402
+from common import OtherLoad, machine, memory  # noqa: E402  (benchmarks/common.py)
 
 SIZES = (784, 500, 200, 10)
 LAYERS = ("h1", "h2", "h3")
@@ -240,7 +239,7 @@ class TorchTrainer:
         loss = self.torch.nn.functional.cross_entropy(self.model(x), labels)
         loss.backward()
         self.opt.step()
-        self.loss = loss
+        self.loss = loss.detach()
 
     def parameters(self):
         out = {}
@@ -294,23 +293,22 @@ def check_agreement(names, weights, data, dtype):
     if wrong:
         sys.exit(f"ABORT: dp computed in the wrong precision, parameters {wrong} (expected {dtype.__name__})")
     moved = max(float(np.max(np.abs(reference[k] - weights[k].astype(dtype)))) for k in reference)
-    report, failures = [], []
+    report, failures, loss_gap = [], [], 0.0
     for name, trainer in trainers.items():
         if name == "dp":
             continue
         theirs = trainer.parameters()
         diff = max(float(np.max(np.abs(reference[k].astype(np.float64) - theirs[k]))) for k in reference)
-        loss_diff = abs(trainers["dp"].loss - float(trainer.loss))
+        loss_gap = max(loss_gap, abs(trainers["dp"].loss - float(trainer.loss)))
         tolerance = TOLERANCE[name, dtype.__name__]
-        report.append(f"max |dp - {name}| = {diff:.2e} (tolerance {tolerance:.0e}; "
-                      f"last loss differs by {loss_diff:.1e})")
+        report.append(f"max |dp - {name}| = {diff:.2e} (tolerance {tolerance:.0e})")
         if not diff <= tolerance:
             worst = max(reference, key=lambda k: np.max(np.abs(reference[k] - theirs[k])))
             failures.append(f"dp and {name} disagree in {dtype.__name__} after {AGREEMENT_STEPS} "
                             f"steps from the same weights on the same batches: max |difference| "
                             f"{diff:.3e} > {tolerance:.0e}, worst in parameter {worst!r}")
-    print(f"agreement ({dtype.__name__}, {AGREEMENT_STEPS} steps, parameters moved up to "
-          f"{moved:.1e}): " + "; ".join(report))
+    print(f"agreement: {', '.join(report)} after {AGREEMENT_STEPS} steps in {dtype.__name__} "
+          f"(the parameters moved up to {moved:.1e}; last losses differ by {loss_gap:.1e})")
     if failures:
         sys.exit("ABORT: " + "\n       ".join(failures) + "\nThe timings would compare different "
                  "computations, so none are reported.")
@@ -358,7 +356,7 @@ def print_table(dtype, per_step):
 
 # -- peak memory of one step, in fresh processes ------------------------------------------------------
 def rss_child(args):
-    """Runs in a subprocess: RSS high-water mark before and after building and stepping one trainer."""
+    """Runs in a subprocess: peak RSS before and after building one trainer and taking one step."""
     dtype = np.dtype(args.dtype).type
     saved = np.load(args.rss_data)
     weights = {key: saved[key] for key in KEYS}
@@ -366,20 +364,19 @@ def rss_child(args):
     one_hot = dp.one_hot(labels, SIZES[-1], dtype)
     if args.rss_child == "torch":
         import_torch()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = memory()["peak"]
     trainer = TRAINERS[args.rss_child](weights, dtype)
     trainer.step(trainer.batch(x, labels, one_hot))
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"before": before, "after": after}))
+    after = memory()
+    print(json.dumps({"before": before, "after": after["peak"], "source": after["source"]}))
 
 
 def measure_memory(names, weights, data, dtypes, args):
-    unit = 1 if platform.system() == "Darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
     x, labels, _ = data[0]
-    results = {}
+    results, sources = {}, set()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "step.npz"
-        np.savez(path, x=x.astype(np.float64), labels=labels, **weights)
+        np.savez(path, x=x, labels=labels, **weights)
         for dtype in dtypes:
             for name in names:
                 command = [sys.executable, str(Path(__file__).resolve()), "--rss-child", name,
@@ -388,19 +385,20 @@ def measure_memory(names, weights, data, dtypes, args):
                     command += ["--threads", str(args.threads)]
                 done = subprocess.run(command, capture_output=True, text=True)
                 if done.returncode:
-                    results[name, dtype] = f"failed: {done.stderr.strip().splitlines()[-1:]}"
+                    results[name, dtype] = "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
                     continue
                 rss = json.loads(done.stdout.strip().splitlines()[-1])
-                results[name, dtype] = (rss["after"] * unit / 2**20,
-                                        (rss["after"] - rss["before"]) * unit / 2**20)
-    print("\npeak RSS of one training step, each in a fresh process (MiB): whole process, and the "
-          "increase over the process after imports and data (model, optimizer state, one step)")
-    print(f"  {'':<8}" + "".join(f"{d.__name__ + ' peak':>16}{'step':>9}" for d in dtypes))
+                results[name, dtype] = (rss["after"], rss["after"] - rss["before"])
+                sources.add(rss["source"])
+    print(f"\npeak RSS of one training step, each in a fresh process ({'/'.join(sources)}, MiB): "
+          "whole process, and the growth over the process after imports and data (the model, "
+          "the optimizer state and one step)")
+    print(f"  {'':<8}" + "".join(f"{d.__name__ + ' peak':>16}{'step':>8}" for d in dtypes))
     for name in names:
         cells = []
         for dtype in dtypes:
             r = results[name, dtype]
-            cells.append(f"{r[0]:16.1f}{r[1]:9.1f}" if isinstance(r, tuple) else f"  {r}")
+            cells.append(f"{r[0]:16.1f}{r[1]:8.1f}" if isinstance(r, tuple) else f"  {r}")
         print(f"  {name:<8}" + "".join(cells))
 
 
@@ -421,12 +419,12 @@ def limit_threads(args, torch):
 
 
 def describe_threads(threadpoolctl, torch):
-    lines = [f"cores: {os.cpu_count()} logical" + (f", {cpu_model()}" if cpu_model() else "")]
+    lines = []
     if threadpoolctl:
         for pool in threadpoolctl.threadpool_info():
+            library = " ".join(filter(None, (pool["internal_api"], pool.get("version"))))
             lines.append(f"{pool['user_api']} threads: {pool['num_threads']} "
-                         f"({pool['internal_api']} {pool.get('version') or ''}, "
-                         f"{Path(pool['filepath']).name})")
+                         f"({library}, {Path(pool['filepath']).name})")
     else:
         env = ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in THREAD_VARIABLES)
         lines.append(f"BLAS threads: threadpoolctl not installed, cannot report ({env})")
@@ -435,16 +433,6 @@ def describe_threads(threadpoolctl, torch):
                      f"(inter-op {torch.get_num_interop_threads()}, "
                      f"MKL {'yes' if torch.backends.mkl.is_available() else 'no'})")
     return lines
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
 
 
 def main(args):
@@ -458,8 +446,7 @@ def main(args):
     print("MNIST MLP 784-500-200-10 (ReLU, ReLU, linear; softmax cross-entropy), batch 128, "
           "Adam(lr=1e-3, betas=(0.9, 0.999), eps=1e-8)")
     print(f"data: {mnist.source}")
-    print(f"python {platform.python_version()}, numpy {np.__version__}, dp {dp.__version__}, "
-          + (f"torch {torch.__version__}" if torch else "torch -"))
+    print(f"{machine()}, dp {dp.__version__}" + (f", torch {torch.__version__}" if torch else ""))
     if not torch:
         print("PyTorch: not installed (pip install -e '.[torch]')")
     for line in describe_threads(threadpoolctl, torch):
@@ -476,7 +463,11 @@ def main(args):
                 for i in indices]
         print()
         check_agreement(names, weights, data, dtype)
-        medians[dtype] = print_table(dtype, time_all(names, weights, data, dtype, args))
+        with OtherLoad() as load:
+            per_step = time_all(names, weights, data, dtype, args)
+        medians[dtype] = print_table(dtype, per_step)
+        if load.warning():
+            print(f"  ({load.warning()})")
     if len(dtypes) == 2:
         speedup = {n: medians[np.float64][n] / medians[np.float32][n] for n in names}
         print("\nfloat32 speed-up (ms float64 / ms float32; dp target about 2): "

@@ -1,0 +1,80 @@
+"""Helpers shared by the benchmark scripts: memory readings and a description of the machine."""
+from __future__ import annotations
+
+import os
+import platform
+import resource
+from pathlib import Path
+
+
+def memory() -> dict:
+    """This process's resident memory in MiB: ``{"now", "peak", "source"}``.
+
+    On Linux from /proc/self/status (VmRSS, VmHWM). VmHWM rather than ru_maxrss, because the
+    ru_maxrss of a child started from a large parent reports the parent's peak: the kernel carries
+    the high-water mark of the memory image that exec replaced into the child's ru_maxrss.
+    Elsewhere ru_maxrss (KiB, bytes on macOS) serves for both.
+    """
+    try:
+        fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines()
+                      if line.startswith(("VmRSS:", "VmHWM:")))
+        return {"now": int(fields["VmRSS"].split()[0]) / 1024,
+                "peak": int(fields["VmHWM"].split()[0]) / 1024, "source": "VmHWM"}
+    except (OSError, KeyError, ValueError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak /= 2**20 if platform.system() == "Darwin" else 1024
+        return {"now": peak, "peak": peak, "source": "ru_maxrss"}
+
+
+def machine() -> str:
+    """Cores, CPU model and versions, for the head of a report."""
+    import numpy as np
+    model = ""
+    try:
+        model = next((line.split(":", 1)[1].strip() for line in
+                      Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return (f"{os.cpu_count()} logical cores{', ' + model if model else ''}; "
+            f"python {platform.python_version()}, numpy {np.__version__}")
+
+
+class OtherLoad:
+    """How busy the other processes kept the CPU while a block ran (Linux; None elsewhere):
+
+        with OtherLoad() as load:
+            ...
+        load.cores   # average number of cores the rest of the machine used meanwhile
+
+    Timings taken while other programs compete for the cores are not worth much, and a BLAS
+    whose threads must share a core with another process can slow down many times over.
+    """
+
+    def __enter__(self):
+        self.cores, self._start = None, self._sample()
+        return self
+
+    def __exit__(self, *exc):
+        end = self._sample()
+        if self._start and end:
+            machine_busy, own, wall = (e - s for s, e in zip(self._start, end))
+            self.cores = max(machine_busy - own, 0.0) / wall if wall > 0 else None
+
+    @staticmethod
+    def _sample():
+        """(busy CPU-seconds of the machine, CPU-seconds of this process, wall seconds)."""
+        try:
+            ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:8]]
+        except (OSError, ValueError):
+            return None
+        user, nice, system, _idle, _iowait, irq, softirq = ticks
+        times = os.times()
+        return ((user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK"),
+                times.user + times.system, times.elapsed)
+
+    def warning(self) -> str:
+        if self.cores is None:
+            return ""
+        note = f"other processes used {self.cores:.2f} of {os.cpu_count()} cores meanwhile"
+        return note + (" -- the machine was busy: these timings are unreliable"
+                       if self.cores > 0.25 else "")
