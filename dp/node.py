@@ -268,7 +268,12 @@ class Node:
         def to_b(g):
             gb = np.swapaxes(a2, -1, -2) @ g.reshape(out2.shape)
             return gb[..., 0] if b.ndim == 1 else gb
-        return Node._result(np.matmul(a, b), "dot", (self, to_a), (other, to_b))
+        value = out2                      # without the axes added for 1-d operands:
+        if b.ndim == 1:
+            value = value[..., 0]         # (..., m, 1) -> (..., m)
+        if a.ndim == 1:
+            value = value[..., 0, :] if b.ndim > 1 else value[..., 0]
+        return Node._result(value, "dot", (self, to_a), (other, to_b))
 
     __matmul__ = dot
 

@@ -1,8 +1,8 @@
 """Optimizers: `SGD`, `SGD_Momentum`, `RMSProp`, `Adam`, sharing one `Optimizer.train` loop.
 
 Each optimizer is its update rule, written as in its docstring, for one parameter theta with
-gradient g and its own state (moment buffers are per parameter, never shared, never updated in
-place). Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a dictionary
+gradient g and its own state. Moment buffers belong to one parameter and to the optimizer, so
+they are updated in place; theta is not (its array may be shared with the caller's data). Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a dictionary
 ``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
 """
 from __future__ import annotations
@@ -95,14 +95,23 @@ class SGD(Optimizer):
         return theta - self.lr * g
 
 
+def _average(state, key, value, beta):
+    """state[key] <- beta * state[key] + (1 - beta) * value, in the optimizer's own buffer."""
+    if key not in state:
+        state[key] = np.zeros_like(value)
+    buffer = state[key]
+    buffer *= beta
+    buffer += (1 - beta) * value
+    return buffer
+
+
 class SGD_Momentum(Optimizer):
     """v <- beta * v + (1 - beta) * g;  theta <- theta - lr * v   (v starts at 0)"""
 
     defaults = {"lr": 0.01, "beta": 0.9}
 
     def update(self, theta, g, state):
-        state["v"] = self.beta * state.get("v", 0.0) + (1 - self.beta) * g
-        return theta - self.lr * state["v"]
+        return theta - self.lr * _average(state, "v", g, self.beta)
 
 
 class RMSProp(Optimizer):
@@ -111,8 +120,8 @@ class RMSProp(Optimizer):
     defaults = {"lr": 0.001, "beta": 0.9, "epsilon": 1e-8}
 
     def update(self, theta, g, state):
-        state["s"] = self.beta * state.get("s", 0.0) + (1 - self.beta) * g * g
-        return theta - self.lr * g / (np.sqrt(state["s"]) + self.epsilon)
+        s = _average(state, "s", g * g, self.beta)
+        return theta - self.lr * g / (np.sqrt(s) + self.epsilon)
 
 
 class Adam(Optimizer):
@@ -128,10 +137,8 @@ class Adam(Optimizer):
 
     def update(self, theta, g, state):
         t = self.steps_done
-        state["m"] = self.beta1 * state.get("m", 0.0) + (1 - self.beta1) * g
-        state["v"] = self.beta2 * state.get("v", 0.0) + (1 - self.beta2) * g * g
-        m_hat = state["m"] / (1 - self.beta1 ** t)
-        v_hat = state["v"] / (1 - self.beta2 ** t)
+        m_hat = _average(state, "m", g, self.beta1) / (1 - self.beta1 ** t)
+        v_hat = _average(state, "v", g * g, self.beta2) / (1 - self.beta2 ** t)
         return theta - self.lr * m_hat / (np.sqrt(v_hat) + self.epsilon)
 
 
