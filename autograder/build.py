@@ -22,18 +22,17 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+
+from .course import CourseError, load_course
 
 COURSE_ID = "dp-courseware"
 NBGRADER_SCHEMA = 3
@@ -45,6 +44,7 @@ BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 FORBIDDEN_IN_EXERCISES = (BEGIN_SOLUTION, END_SOLUTION, BEGIN_HIDDEN, END_HIDDEN)
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_ID = 64  # nbformat 4.5 cell ids: ^[a-zA-Z0-9-_]+$, 1-64 characters
+MAX_SLUG = 32  # of a read-only or answer cell's id, after the assignment id
 # jupytext's own bookkeeping; meaningless in a notebook
 JUPYTEXT_CELL_KEYS = {"lines_to_next_cell", "lines_to_end_of_cell_marker", "cell_marker"}
 # set here, never taken from the source
@@ -55,49 +55,12 @@ class BuildError(RuntimeError):
     """The build could not run (course.toml unreadable, nbgrader failed); the message says why."""
 
 
-# --------------------------------------------------------------------------------------------
-# course.toml -- isolated here until the build uses autograder.course.load_course
-# --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Task:
-    id: str
-    points: float
-
-
-@dataclass(frozen=True)
-class _Assignment:
-    id: str
-    notebook: str
-    tasks: tuple
-
-
 def _tasks_by_assignment(root: Path) -> list:
-    """The assignments of root/course.toml, each with .id, .notebook and .tasks (.id, .points),
-    in file order -- the shape of autograder.course.load_course(...).assignments."""
-    path = root / "course.toml"
+    """The assignments of root/course.toml (validated by autograder.course)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BuildError(f"{path}: not found") from None
-    except tomllib.TOMLDecodeError as error:
-        raise BuildError(f"{path}: not valid TOML: {error}") from None
-    assignments = []
-    for i, table in enumerate(data.get("assignment", [])):
-        aid = table.get("id")
-        notebook = table.get("notebook")
-        if not isinstance(aid, str) or not isinstance(notebook, str):
-            raise BuildError(f"{path}: assignment[{i}] needs string 'id' and 'notebook'")
-        tasks = []
-        for j, task in enumerate(table.get("task", [])):
-            tid, points = task.get("id"), task.get("points")
-            if (not isinstance(tid, str) or isinstance(points, bool)
-                    or not isinstance(points, (int, float))):
-                raise BuildError(f"{path}: assignment {aid!r} task[{j}] needs a string 'id' "
-                                 f"and numeric 'points'")
-            tasks.append(_Task(tid, float(points)))
-        assignments.append(_Assignment(aid, notebook, tuple(tasks)))
-    return assignments
+        return list(load_course(root / "course.toml").assignments)
+    except CourseError as error:
+        raise BuildError(str(error)) from None
 
 
 def _course_problems(assignments) -> list[str]:
@@ -187,8 +150,11 @@ def _label(cell, tree) -> str:
 def _stable_id(assignment_id: str, label: str, taken: set) -> str:
     """assignment id + slug of the label (+ -2, -3, ... for duplicates), at most 64 characters."""
     slug = _slug(label) or "cell"
-    room = max(MAX_ID - len(assignment_id) - 1 - 4, 8)  # 4: a "-NNN" counter
-    base = f"{assignment_id}-{slug[:room].rstrip('-_') or 'cell'}"
+    room = max(min(MAX_SLUG, MAX_ID - len(assignment_id) - 1 - 4), 8)  # 4: a "-NNN" counter
+    if len(slug) > room:  # cut at a word boundary when one is near
+        cut = slug[:room + 1].rfind("-")
+        slug = slug[:cut] if cut >= room // 2 else slug[:room]
+    base = f"{assignment_id}-{slug.rstrip('-_') or 'cell'}"
     candidate, n = base, 1
     while candidate in taken:
         n += 1

@@ -294,7 +294,6 @@ def test_check_names_stale_missing_and_extra_notebooks_then_build_repairs(built,
     assert "exercises/99_gone/gone.ipynb: extra notebook" in text
     assert not (root / BETA_NB).exists()  # --check writes nothing
     assert (root / "exercises" / "01_alpha" / "notes.txt").exists()
-    assert b.main(["--check", "--root", str(root)]) == 1
 
     log = []
     assert b.build(root, log=log.append) == []
@@ -309,20 +308,28 @@ def test_check_names_stale_missing_and_extra_notebooks_then_build_repairs(built,
 
 # ----- notebooks vs course.toml (found before nbgrader runs) -----------------------------------
 
-def problems_for(tmp_path, **sources) -> list[str]:
-    root = write_course(tmp_path, **sources)
+BETA_MISSING = ("solutions/02_beta/beta.py: missing (the source of assignment '02_beta' "
+                "in course.toml)")
+
+
+def problems_for(tmp_path, alpha: str) -> list[str]:
+    """The problems of the fixture course with this alpha source. beta's source is removed so
+    that nothing is left to build and nbgrader does not run: these checks come before it."""
+    root = write_course(tmp_path, alpha=alpha)
+    (root / "solutions" / "02_beta" / "beta.py").unlink()
     problems = b.build(root, log=lambda line: None)
-    # an assignment with problems is not built; here 01_alpha is always the broken one
+    assert problems[-1] == BETA_MISSING
+    assert not (root / "exercises").exists()  # an assignment with problems is not built
+    return problems[:-1]
+
+
+def test_task_missing_from_the_notebook_other_assignments_still_build(tmp_path):
+    root = write_course(tmp_path, alpha=ALPHA.replace('check("mul_task")', "pass"))
+    assert b.build(root, log=lambda line: None) == [
+        "solutions/01_alpha/alpha.py: task 'mul_task' of assignment '01_alpha' (course.toml) "
+        'has no check("mul_task") cell']
     assert not (root / ALPHA_NB).exists()
-    return problems
-
-
-def test_task_missing_from_the_notebook(tmp_path):
-    problems = problems_for(tmp_path, alpha=ALPHA.replace('check("mul_task")', "pass"))
-    assert problems == ["solutions/01_alpha/alpha.py: task 'mul_task' of assignment '01_alpha' "
-                        '(course.toml) has no check("mul_task") cell']
-    # the sound assignment is still built
-    assert (tmp_path / BETA_NB).exists()
+    assert (root / BETA_NB).exists()
 
 
 def test_task_in_the_notebook_but_not_in_course_toml(tmp_path):
@@ -362,11 +369,15 @@ def test_solution_markers_outside_code_solutions(tmp_path):
     assert 'cell 4: solution markers in the check("add_task") cell' in problems[1]
 
 
-def test_missing_solution_and_duplicate_task_ids(tmp_path):
+def test_missing_solutions_and_duplicate_task_ids(tmp_path, capsys):
     root = write_course(tmp_path)
+    (root / "solutions" / "01_alpha" / "alpha.py").unlink()
     (root / "solutions" / "02_beta" / "beta.py").unlink()
     assert b.build(root, log=lambda line: None) == [
-        "solutions/02_beta/beta.py: missing (the source of assignment '02_beta' in course.toml)"]
+        "solutions/01_alpha/alpha.py: missing (the source of assignment '01_alpha' in course.toml)",
+        BETA_MISSING]
+    assert b.main(["--root", str(root)]) == 1
+    assert BETA_MISSING in capsys.readouterr().err
     toml = COURSE_TOML.replace('id = "beta_task"', 'id = "add_task"')
     (root / "course.toml").write_text(toml)
     [problem] = b.build(root, check=True, log=lambda line: None)
