@@ -380,8 +380,8 @@ def test_missing_solutions_and_duplicate_task_ids(tmp_path, capsys):
     assert BETA_MISSING in capsys.readouterr().err
     toml = COURSE_TOML.replace('id = "beta_task"', 'id = "add_task"')
     (root / "course.toml").write_text(toml)
-    [problem] = b.build(root, check=True, log=lambda line: None)
-    assert "task 'add_task' is defined by assignment '01_alpha' and again by '02_beta'" in problem
+    with pytest.raises(b.BuildError, match="task id 'add_task' is already used by assignment '01_alpha'"):
+        b.build(root, check=True, log=lambda line: None)
 
 
 # ----- checks on the generated notebooks (no nbgrader needed) -----------------------------------
