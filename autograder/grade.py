@@ -94,8 +94,9 @@ def _all_tasks(assignment, status, message):
             for t in assignment.tasks]
 
 
-def grade_one(submission: Submission, course_path=None) -> tuple:
-    """Grade one submission; returns (result dict, list of PNG figures as bytes)."""
+def grade_one(submission: Submission, course_path=None, protect=()) -> tuple:
+    """Grade one submission; returns (result dict, list of PNG figures as bytes). The paths in
+    `protect` (e.g. the output folder) are hidden from the submission."""
     course = load_course(course_path)
     assignment = course.assignment(submission.assignment_id)
     result = {"student": submission.student, "assignment": assignment.id,
@@ -112,11 +113,11 @@ def grade_one(submission: Submission, course_path=None) -> tuple:
         return _total(result), figures
     cells = code_cells(notebook)
     result["flags"] += scan_imports(cells, assignment.forbidden_imports)
-    sandbox = Sandbox(cells, assignment)
+    sandbox = Sandbox(cells, assignment, protect)
     try:
         sandbox.start()
         result["cell_errors"] = sandbox.report.get("errors", [])[:50]
-        result["isolation"] = sandbox.report.get("isolation", "")
+        result["isolation"] = sandbox.layers
         result["tasks"] = run_checks(sandbox, assignment, grading_seed(course, submission.student, assignment.id))
         try:
             figures = [base64.b64decode(p) for p in sandbox.probe("__figures__")[:10]
@@ -160,8 +161,8 @@ def course_digest(course) -> str:
     return h.hexdigest()
 
 
-def _grade_job(submission, course_path):
-    return grade_one(submission, course_path)
+def _grade_job(submission, course_path, out):
+    return grade_one(submission, course_path, protect=[out])
 
 
 def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True) -> list:
@@ -171,6 +172,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     if assignment is not None:
         course.assignment(assignment)
     out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    out.chmod(0o700)             # results are for the grader: not readable by submissions
     submissions = discover(paths, course, assignment)
     keys = [(s.student, s.assignment_id) for s in submissions]
     duplicates = {k for k in keys if keys.count(k) > 1}
@@ -191,10 +194,10 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
 
     if jobs == 1 or len(todo) <= 1:
         for s in todo:
-            finish(*grade_one(s, course_path))
+            finish(*grade_one(s, course_path, protect=[out]))
     else:
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_grade_job, s, course_path) for s in todo]
+            futures = [pool.submit(_grade_job, s, course_path, out) for s in todo]
             for future in concurrent.futures.as_completed(futures):
                 finish(*future.result())
     bar.close()

@@ -117,7 +117,9 @@ def receive(fd: int, max_bytes: int, timeout: float | None = None):
     deadline = None if timeout is None else time.monotonic() + timeout
     (length,) = struct.unpack(">Q", _read_exactly(fd, 8, deadline))
     if length > max_bytes:
-        raise ProtocolError(f"a reply of {length} bytes exceeds the limit of {max_bytes}")
+        for start in range(0, length, 1 << 20):        # skip it, so the next message is in step
+            _read_exactly(fd, min(1 << 20, length - start), deadline)
+        raise ProtocolError(f"a reply of {length:,} bytes exceeds the limit of {max_bytes:,}")
     try:
         return decode(json.loads(_read_exactly(fd, length, deadline).decode("utf-8")))
     except (ValueError, UnicodeDecodeError, RecursionError) as error:

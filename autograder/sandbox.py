@@ -1,18 +1,18 @@
-"""Start a submission process with limits, and talk to it: `Sandbox.start`, `probe`, `close`.
+"""Start a submission process in isolation, and talk to it: `Sandbox.start`, `probe`, `close`.
 
-Layers of isolation (each where the OS allows it):
-  * its own session and process group (killed as a whole at the end);
+The layers (autograder.isolation for the operating system's, autograder.guard for Python's):
+  * its own session and process group, all killed at the end (and, as root, every process of
+    its uid, so nothing escapes by starting a new session);
   * resource limits: address space, CPU seconds, processes, file size, no core dumps;
-  * a wall-time deadline kept by the grader for running the notebook and all probes;
+  * a wall-time deadline kept here, for running the notebook and all probes;
   * a fresh temporary directory as working directory and HOME, a minimal environment;
-  * no network: a new network namespace when permitted, and a socket audit hook in any case;
-  * forbidden imports blocked by an import hook;
+  * as root: its own uid, a read-only file system but its directory, grader files hidden, and
+    no network (namespaces); always: the Python guards;
   * plain-data replies only, of bounded size (see `protocol`).
 """
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -21,8 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import protocol
+from . import isolation, protocol
 from .course import ROOT
+
+EXECUTION_SHARE = 0.8   # of the time limit for running the notebook; the rest is for probes
+# What a submission may never read: reference solutions (also in git history and the tests'
+# mutants), the course file with its seed, and the grader's output.
+HIDDEN = [ROOT / "solutions", ROOT / "tests", ROOT / ".git", ROOT / "course.toml"]
 
 BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv[1]); "
              "from autograder.runner import main; main(int(sys.argv[2]), int(sys.argv[3]))")
@@ -40,24 +45,6 @@ class SubmissionCrashed(ProbeError):
     """The submission process died or broke the channel."""
 
 
-def _limit(kind, value):
-    try:
-        resource.setrlimit(kind, (value, value))
-    except (ValueError, OSError):
-        pass
-
-
-def _child_setup(limits):
-    def setup():
-        _limit(resource.RLIMIT_AS, limits.memory_limit)
-        _limit(resource.RLIMIT_CPU, int(limits.cpu_limit))
-        _limit(resource.RLIMIT_NPROC, limits.max_processes)
-        _limit(resource.RLIMIT_FSIZE, limits.max_file_size)
-        _limit(resource.RLIMIT_CORE, 0)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # over-long writes fail instead of killing
-    return setup
-
-
 def child_environment(workdir: Path) -> dict:
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
            "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(workdir / ".matplotlib"),
@@ -72,9 +59,12 @@ def child_environment(workdir: Path) -> dict:
 class Sandbox:
     """One running submission. Use as a context manager; `close` kills everything it started."""
 
-    def __init__(self, cells, assignment):
+    def __init__(self, cells, assignment, protect=()):
         self.cells, self.assignment, self.limits = cells, assignment, assignment.limits
+        self.hidden = [str(p) for p in HIDDEN + [Path(p) for p in protect] if Path(p).exists()]
         self.process = None
+        self.uid = isolation.sandbox_uid() if isolation.can_isolate() else None
+        self.layers = []
         self.report = {}
         self.captured_output = ""
         self.workdir = Path(tempfile.mkdtemp(prefix="autograder-"))
@@ -93,23 +83,39 @@ class Sandbox:
         self._reply_r, reply_w = os.pipe()
         self._stdout = open(self.workdir / ".stdout", "wb")
         self.deadline = time.monotonic() + self.limits.time_limit
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(request_r), str(reply_w)],
-            cwd=self.workdir, env=child_environment(self.workdir), stdin=subprocess.DEVNULL,
-            stdout=self._stdout, stderr=subprocess.STDOUT, pass_fds=(request_r, reply_w),
-            start_new_session=True, preexec_fn=_child_setup(self.limits))
+        if self.uid is not None:
+            isolation.kill_uid(self.uid)             # a leftover of an earlier sandbox, if any
+            os.chown(self.workdir, self.uid, self.uid)
+        try:
+            self.process = self._spawn(request_r, reply_w, self.uid)
+        except subprocess.SubprocessError:           # namespaces refused (e.g. in a container)
+            self.uid = None
+            self.process = self._spawn(request_r, reply_w, None)
+        self.layers = isolation.describe(self.uid)
         os.close(request_r)
         os.close(reply_w)
         try:
             protocol.send(self._request_w, {
                 "cells": self.cells, "forbidden": list(self.assignment.forbidden_imports),
-                "probes": self.assignment.probes_module})
+                "probes": self.assignment.probes_module, "hidden": self.hidden,
+                "budget": self.limits.time_limit * EXECUTION_SHARE,
+                "max_output": self.limits.max_output})
         except OSError:
             raise SubmissionCrashed(f"the submission process ended at start{self._exit_reason()}") from None
         self.report = self._receive("running the notebook")
         if not isinstance(self.report, dict) or self.report.get("ready") is not True:
             raise SubmissionCrashed("the submission process did not start properly")
         return self
+
+    def _spawn(self, request_r, reply_w, uid):
+        return subprocess.Popen(
+            [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(request_r), str(reply_w)],
+            cwd=self.workdir, env=child_environment(self.workdir), stdin=subprocess.DEVNULL,
+            stdout=self._stdout, stderr=subprocess.STDOUT, pass_fds=(request_r, reply_w),
+            start_new_session=True,
+            preexec_fn=isolation.child_setup(self.limits, self.workdir, self.hidden, uid, needed=[
+                sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+                ROOT, child_environment(self.workdir)["DP_DATA_DIR"]]))
 
     def _receive(self, doing):
         try:
@@ -121,7 +127,7 @@ class Sandbox:
             raise SubmissionCrashed(f"the submission process ended while {doing}"
                                     f"{self._exit_reason()}") from None
         except protocol.ProtocolError as error:
-            raise SubmissionCrashed(f"unusable reply while {doing}: {error}") from None
+            raise ProbeError(f"unusable reply while {doing}: {error}") from None
 
     def _exit_reason(self):
         try:
@@ -172,6 +178,8 @@ class Sandbox:
                 os.killpg(self.process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            if self.uid is not None:
+                isolation.kill_uid(self.uid)
             self.process.wait()
             for fd in (self._request_w, self._reply_r):
                 try:
