@@ -5,7 +5,7 @@ Pipeline: course (course.toml) -> notebook (read, scan) -> sandbox/runner (execu
 """
 
 
-def check(task_id: str) -> bool:
+def check(task_id: str) -> None:
     """Self-check one task of the notebook you are working on (see autograder.selfcheck)."""
     import sys
     from .selfcheck import check as run

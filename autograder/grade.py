@@ -13,12 +13,14 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from . import report
 from .course import CourseError, load_course
 from .judge import run_checks
-from .notebook import NotebookError, code_cells, grade_ids, read_notebook, scan_imports
+from .notebook import (NotebookError, code_cells, grade_ids, read_notebook, scan_imports,
+                       source_of)
 from .sandbox import ProbeError, Sandbox
 
 GRADER_VERSION = "1"
@@ -112,11 +114,14 @@ def grade_one(submission: Submission, course_path=None, protect=()) -> tuple:
         result["flags"].append("unreadable notebook")
         return _total(result), figures
     cells = code_cells(notebook)
-    result["flags"] += scan_imports(cells, assignment.forbidden_imports)
+    result["flags"] += scan_imports(cells, assignment.forbidden_imports) + notebook_flags(notebook, assignment)
     sandbox = Sandbox(cells, assignment, protect)
     try:
         sandbox.start()
         result["cell_errors"] = sandbox.report.get("errors", [])[:50]
+        result["flags"] += [f"attempted: {a}" for a in sandbox.report.get("attempts", [])[:20]]
+        if sandbox.report.get("tampered"):
+            result["flags"].append("tampering: replaced " + ", ".join(map(str, sandbox.report["tampered"][:10])))
         result["isolation"] = sandbox.layers
         result["tasks"] = run_checks(sandbox, assignment, grading_seed(course, submission.student, assignment.id))
         try:
@@ -130,10 +135,25 @@ def grade_one(submission: Submission, course_path=None, protect=()) -> tuple:
     finally:
         sandbox.close()
         result["output"] = sandbox.captured_output[-4000:]
-    for error in result["cell_errors"]:
-        if "ForbiddenImport" in error["error"]:
-            result["flags"].append(f"blocked import in cell {error['cell']}: {error['error']}")
     return _total(result), figures
+
+
+def notebook_flags(notebook, assignment) -> list:
+    """What is odd about the notebook itself: grading goes on regardless, from course.toml."""
+    flags = []
+    cells = [c for c in notebook["cells"] if isinstance(c, dict)]
+    if not any(c.get("cell_type") == "code" and source_of(c).strip() for c in cells):
+        flags.append("the notebook has no code")
+    mentioned = [m for c in cells for m in re.findall(r"""check\(\s*["']([\w-]+)["']""", source_of(c))]
+    for task in assignment.tasks:
+        count = mentioned.count(task.id)
+        if count != 1:
+            flags.append(f"grade cell check({task.id!r}) appears {count} times (graded anyway)")
+    kernel = notebook.get("metadata", {}).get("kernelspec", {})
+    name = kernel.get("name") if isinstance(kernel, dict) else None
+    if name not in (None, "python3", "python"):
+        flags.append(f"kernel {name!r} is not Python 3; graded as Python")
+    return flags
 
 
 def _total(result):

@@ -30,9 +30,14 @@ def can_isolate() -> bool:
     return os.geteuid() == 0 and os.path.exists("/proc/self/ns/mnt")
 
 
+_count = [0]
+
+
 def sandbox_uid() -> int:
-    """A uid for this grader process's sandbox: distinct across concurrent grader workers."""
-    return FIRST_UID + os.getpid() % 4000
+    """A uid for a new sandbox: distinct across concurrent grader processes (by pid) and across
+    up to 8 sandboxes running at once in one process (by a counter)."""
+    _count[0] += 1
+    return FIRST_UID + (os.getpid() % 500) * 8 + _count[0] % 8
 
 
 _libc = None

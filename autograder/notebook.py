@@ -37,10 +37,12 @@ def read_notebook(path: Path) -> dict:
         raise NotebookError(f"the notebook is not valid JSON (line {error.lineno}: {error.msg})") from None
     except OSError as error:
         raise NotebookError(f"the notebook cannot be read: {error.strerror}") from None
-    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-        raise NotebookError("the file is not a Jupyter notebook (no list of cells)")
+    if not isinstance(notebook, dict):
+        raise NotebookError("the file is not a Jupyter notebook")
     if notebook.get("nbformat") != 4:
         raise NotebookError(f"nbformat {notebook.get('nbformat')!r} is not supported (version 4 is)")
+    if not isinstance(notebook.get("cells"), list):
+        raise NotebookError("the file is not a Jupyter notebook (no list of cells)")
     return notebook
 
 

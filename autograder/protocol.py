@@ -86,14 +86,24 @@ def dumps(value) -> bytes:
     return struct.pack(">Q", len(body)) + body
 
 
-def send(fd: int, value) -> None:
-    send_bytes(fd, dumps(value))
+def send(fd: int, value, timeout: float | None = None) -> None:
+    send_bytes(fd, dumps(value), timeout)
 
 
-def send_bytes(fd: int, message: bytes) -> None:
+def send_bytes(fd: int, message: bytes, timeout: float | None = None) -> None:
+    """Write all of `message`; with a timeout, `fd` must be non-blocking and TimeoutError is
+    raised when the reader does not take it in time (it never blocks past the deadline)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     data = memoryview(message)
     while data:
-        written = os.write(fd, data)
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([], [fd], [], wait)[1]:
+                raise TimeoutError("the other side does not read")
+        try:
+            written = os.write(fd, data)
+        except BlockingIOError:
+            continue
         data = data[written:]
 
 

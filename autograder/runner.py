@@ -18,6 +18,9 @@ import time
 import traceback
 
 
+_exit = os._exit   # the real one: the guards replace os._exit for the student's code
+
+
 class ExecutionTimeout(BaseException):
     """The notebook used up its execution budget (raised in the running cell)."""
 
@@ -51,7 +54,7 @@ def run_cells(cells, namespace, budget):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if os.getpid() != me:       # a process forked by the cell must not go on to the probes
-            os._exit(0)
+            _exit(0)
     return errors
 
 
@@ -67,7 +70,8 @@ def answer(probes, namespace, request):
     except BaseException as error:  # noqa: BLE001
         frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.startswith("<cell")]
         where = f" ({frames[-1].filename[1:-1]}, line {frames[-1].lineno})" if frames else ""
-        return {"ok": False, "error": f"{type(error).__name__}: {error}"[:2000] + where}
+        text = str(error) or ("not implemented yet" if isinstance(error, NotImplementedError) else "")
+        return {"ok": False, "error": f"{type(error).__name__}: {text}"[:2000] + where}
     return {"ok": True, "result": result}
 
 
@@ -78,14 +82,20 @@ def main(request_fd: int, reply_fd: int) -> None:
     probes = importlib.import_module(job["probes"])
     importlib.import_module("autograder.probes.common")
     os.register_at_fork(after_in_child=lambda: [os.close(fd) for fd in (request_fd, reply_fd)])
-    exit_now = os._exit
+    import numpy
+    import numpy.testing
+    watched = [probes, numpy, numpy.testing, protocol, guard, sys.modules[__name__]]
+    watched += [sys.modules[m] for m in ("pytest", "autograder", "autograder.probes.common") if m in sys.modules]
+    before = guard.snapshot(watched)
     guard.install(job["forbidden"], os.getcwd(), job["hidden"], job["max_output"])
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     sys.stdin = io.StringIO("")
     start = time.perf_counter()
     errors = run_cells(job["cells"], namespace, job["budget"])
     sys.stdout.flush()
-    protocol.send(reply_fd, {"ready": True, "errors": errors, "seconds": time.perf_counter() - start})
+    protocol.send(reply_fd, {"ready": True, "errors": errors, "seconds": time.perf_counter() - start,
+                             "attempts": list(guard.ATTEMPTS),
+                             "tampered": guard.tampered(before, watched)[:20]})
     while True:
         try:
             request = protocol.receive(request_fd, max_bytes=1 << 30)
@@ -101,7 +111,7 @@ def main(request_fd: int, reply_fd: int) -> None:
                                                             f"{type(error).__name__}: {error}"[:2000]})
         protocol.send_bytes(reply_fd, message)
         sys.stdout.flush()
-    exit_now(0)
+    _exit(0)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ class Sandbox:
         self.process = None
         self.uid = isolation.sandbox_uid() if isolation.can_isolate() else None
         self.layers = []
+        self.broken = None   # the error that ended the conversation, repeated to later probes
         self.report = {}
         self.captured_output = ""
         self.workdir = Path(tempfile.mkdtemp(prefix="autograder-"))
@@ -88,20 +89,17 @@ class Sandbox:
             os.chown(self.workdir, self.uid, self.uid)
         try:
             self.process = self._spawn(request_r, reply_w, self.uid)
-        except subprocess.SubprocessError:           # namespaces refused (e.g. in a container)
+        except (subprocess.SubprocessError, OSError):  # namespaces refused (e.g. in a container)
             self.uid = None
             self.process = self._spawn(request_r, reply_w, None)
         self.layers = isolation.describe(self.uid)
         os.close(request_r)
         os.close(reply_w)
-        try:
-            protocol.send(self._request_w, {
-                "cells": self.cells, "forbidden": list(self.assignment.forbidden_imports),
-                "probes": self.assignment.probes_module, "hidden": self.hidden,
-                "budget": self.limits.time_limit * EXECUTION_SHARE,
-                "max_output": self.limits.max_output})
-        except OSError:
-            raise SubmissionCrashed(f"the submission process ended at start{self._exit_reason()}") from None
+        os.set_blocking(self._request_w, False)
+        self._send({"cells": self.cells, "forbidden": list(self.assignment.forbidden_imports),
+                    "probes": self.assignment.probes_module, "hidden": self.hidden,
+                    "budget": self.limits.time_limit * EXECUTION_SHARE,
+                    "max_output": self.limits.max_output}, "starting")
         self.report = self._receive("running the notebook")
         if not isinstance(self.report, dict) or self.report.get("ready") is not True:
             raise SubmissionCrashed("the submission process did not start properly")
@@ -117,15 +115,30 @@ class Sandbox:
                 sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
                 ROOT, child_environment(self.workdir)["DP_DATA_DIR"]]))
 
+    def _end(self, error):
+        """The conversation is over: stop the submission now, and give later probes `error`."""
+        self.broken = error
+        self._kill()
+        raise error
+
+    def _timeout(self, doing):
+        return SubmissionTimeout(f"time limit of {self.limits.time_limit:g} s reached while {doing}")
+
+    def _send(self, message, doing):
+        try:
+            protocol.send(self._request_w, message, timeout=max(self.remaining(), 0))
+        except TimeoutError:
+            self._end(self._timeout(doing))
+        except OSError:
+            self._end(SubmissionCrashed(f"the submission process ended while {doing}{self._exit_reason()}"))
+
     def _receive(self, doing):
         try:
             return protocol.receive(self._reply_r, self.limits.max_reply, max(self.remaining(), 0))
         except TimeoutError:
-            raise SubmissionTimeout(f"time limit of {self.limits.time_limit:g} s reached while "
-                                    f"{doing}") from None
+            self._end(self._timeout(doing))
         except (EOFError, OSError):
-            raise SubmissionCrashed(f"the submission process ended while {doing}"
-                                    f"{self._exit_reason()}") from None
+            self._end(SubmissionCrashed(f"the submission process ended while {doing}{self._exit_reason()}"))
         except protocol.ProtocolError as error:
             raise ProbeError(f"unusable reply while {doing}: {error}") from None
 
@@ -143,12 +156,11 @@ class Sandbox:
 
     def probe(self, name, **kwargs):
         """Call probe `name` in the submission process; returns its plain-data result."""
+        if self.broken is not None:
+            raise type(self.broken)(str(self.broken))
         if self.process is None or self.process.poll() is not None:
-            raise SubmissionCrashed(f"the submission process is not running{self._exit_reason()}")
-        try:
-            protocol.send(self._request_w, {"probe": name, "kwargs": kwargs})
-        except (BrokenPipeError, OSError):
-            raise SubmissionCrashed(f"the submission process ended{self._exit_reason()}") from None
+            self._end(SubmissionCrashed(f"the submission process is not running{self._exit_reason()}"))
+        self._send({"probe": name, "kwargs": kwargs}, f"sending probe {name!r}")
         reply = self._receive(f"answering probe {name!r}")
         if not isinstance(reply, dict) or "ok" not in reply:
             raise SubmissionCrashed(f"malformed reply to probe {name!r}")
@@ -164,22 +176,26 @@ class Sandbox:
         except OSError:
             return ""
 
+    def _kill(self):
+        """SIGKILL the submission's process group and, as root, every process of its uid."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.uid is not None:
+            isolation.kill_uid(self.uid)
+
     def close(self) -> None:
         if self.process is not None:
-            try:
-                protocol.send(self._request_w, {"stop": True})
-            except OSError:
-                pass
-            try:
-                self.process.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                pass
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            if self.uid is not None:
-                isolation.kill_uid(self.uid)
+            if self.broken is None:
+                try:
+                    protocol.send(self._request_w, {"stop": True}, timeout=0.1)
+                    self.process.wait(timeout=0.5)
+                except (OSError, TimeoutError, subprocess.TimeoutExpired):
+                    pass
+            self._kill()
             self.process.wait()
             for fd in (self._request_w, self._reply_r):
                 try:

@@ -45,10 +45,10 @@ def _caller_namespace():
     return frame.f_globals
 
 
-def check(task_id: str, namespace=None) -> bool:
+def check(task_id: str, namespace=None) -> None:
     """Run the checks of `task_id` on this notebook's code and print the verdict."""
     if os.environ.get("AUTOGRADER_GRADING"):
-        return True
+        return None
     from .judge import run_checks
     course = load_course()
     assignment = course.task_owner(task_id)
@@ -58,8 +58,9 @@ def check(task_id: str, namespace=None) -> bool:
     total = len(result["checks"])
     passed = sum(c["status"] == "passed" for c in result["checks"])
     if result["status"] == "passed":
-        print(f"✔ {task_id}: all {total} checks passed ({result['max_points']:g} points when graded)")
-        return True
+        points = result["max_points"]
+        print(f"✔ {task_id}: all {total} checks passed ({points:g} point{'' if points == 1 else 's'} when graded)")
+        return None
     lines = [f"✘ {task_id}: {passed} of {total} checks passed"]
     lines += [f"  - {c['name'].removeprefix('test_').replace('_', ' ')}: {c['message']}"
               for c in result["checks"] if c["status"] != "passed"]

@@ -150,6 +150,10 @@ class Model:
     # -- parameters ----------------------------------------------------------------------------
     def layers(self) -> list:
         """Every layer reachable from the attributes, in order (sub-models included)."""
+        return Model._find_layers(self)
+
+    def _find_layers(self) -> list:
+        # Not self.layers(): a subclass may well name an attribute `layers`.
         found, todo = [], list(vars(self).values())[::-1]
         while todo:
             item = todo.pop()
@@ -166,7 +170,7 @@ class Model:
     def parameters(self) -> dict:
         """``{name: Node}`` of every trainable parameter: layers' and named Node attributes."""
         params = {}
-        sources = [layer.parameters() for layer in self.layers()]
+        sources = [layer.parameters() for layer in Model._find_layers(self)]
         sources.append({n.name: n for n in vars(self).values() if isinstance(n, Node) and n.name})
         for source in sources:
             for name, node in source.items():
@@ -202,7 +206,7 @@ class Model:
     def train(self, mode=True):
         """Training mode (dropout active, batch statistics); ``train(False)`` is ``eval()``."""
         self.training = mode
-        for layer in self.layers():
+        for layer in Model._find_layers(self):
             layer.training = mode
         return self
 

@@ -8,17 +8,29 @@ import sys
 import numpy as np
 
 
-def _figures():
+def _figures(ns=None):
+    """Open figures, and figures the notebook keeps in variables (Jupyter closes every figure
+    after its cell, so a later self-check finds them only there)."""
     if "matplotlib.pyplot" not in sys.modules:
         return []
     plt = sys.modules["matplotlib.pyplot"]
-    return [plt.figure(n) for n in plt.get_fignums()]
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    found = {id(f): f for f in (plt.figure(n) for n in plt.get_fignums())}
+    for value in (ns or {}).values():
+        items = value.flat if isinstance(value, np.ndarray) and value.dtype == object else \
+            value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            figure = item if isinstance(item, Figure) else item.figure if isinstance(item, Axes) else None
+            if figure is not None:
+                found.setdefault(id(figure), figure)
+    return list(found.values())
 
 
 def figure_pngs(ns=None, dpi=80):
     """Every open figure as a base64 PNG string (for the feedback page)."""
     images = []
-    for figure in _figures()[:10]:
+    for figure in _figures(ns)[:10]:
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=dpi)
         images.append(base64.b64encode(buffer.getvalue()).decode("ascii"))
@@ -28,7 +40,7 @@ def figure_pngs(ns=None, dpi=80):
 def figure_data(ns=None):
     """What the plots show: per axes, its scales, labels and each line's label and data."""
     axes = []
-    for figure in _figures():
+    for figure in _figures(ns):
         for ax in figure.axes:
             axes.append({
                 "title": ax.get_title(), "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),

@@ -1,0 +1,386 @@
+"""Checks of 04 activation functions: the 10-layer network, the binary cross-entropy, the per-layer
+gradient sums, and the vanishing-gradient plot.
+
+Every expected value is computed here, by the NumPy reference below (the forward pass and
+backpropagation written out by hand), on weights and inputs chosen here; for the plot, on the
+weights of the student's own networks and the batch that the probe returns, so that a line is
+only right if it shows the true gradient sums of those networks.
+"""
+import numpy as np
+import pytest
+
+ACTIVATIONS = ("sigmoid", "tanh", "relu")
+SIZES = (2,) + (20,) * 9 + (1,)            # 10 weight layers: layer<l>_W has shape SIZES[l-1:l+1]
+RTOL = 1e-6       # values that the student's code and the reference both compute in float64
+BCE_RTOL = 1e-5   # leaves room for log(p + eps) instead of clipping p
+# S_1 / S_10, layer 1's gradient sum over layer 10's, at the specified initialisation on the
+# notebook's batch, measured for 1,000 seeds: sigmoid median 3.9e-6, 99th percentile 2.2e-4,
+# largest 1.2e-2 (when p happens to equal the class frequency, S_10 is small too); tanh at least
+# 0.12, relu at least 0.28. Thresholds with a margin on both sides:
+SIGMOID_DECAY = 0.05    # the sigmoid's S_1 is below 1/20 of its S_10
+OTHER_DECAY = 0.02      # tanh's and relu's S_1 are above 1/50 of their S_10
+
+
+# -- the reference --------------------------------------------------------------------------------
+def _sigmoid(z):
+    return np.exp(-np.logaddexp(0.0, -z))
+
+
+# activation: (function of a, derivative written with its output h = act(a))
+ACT = {
+    "sigmoid": (_sigmoid, lambda h: h * (1 - h)),
+    "tanh": (np.tanh, lambda h: 1 - h ** 2),
+    "relu": (lambda a: np.maximum(a, 0.0), lambda h: (h > 0).astype(float)),
+}
+
+
+def reference_forward(activation, params, x, plain=()):
+    """Hidden outputs [h0 = x, h1, ..., h9] and the logits z (n, 1); layers in `plain` skip
+    their activation (to recognise that bug)."""
+    hs = [np.asarray(x, dtype=float)]
+    for l in range(1, 10):
+        a = hs[-1] @ params[f"layer{l}_W"] + params[f"layer{l}_b"]
+        hs.append(a if l in plain else ACT[activation][0](a))
+    return hs, hs[-1] @ params["layer10_W"] + params["layer10_b"]
+
+
+def reference_gradients(activation, params, x, y):
+    """[(dL/dW_l, dL/db_l) for l = 1..10] for the mean binary cross-entropy of p = sigmoid(z):
+
+        delta_10 = (p - y) / n,  delta_l = (delta_{l+1} W_{l+1}^T) * act'(a_l),
+        dL/dW_l = h_{l-1}^T delta_l,  dL/db_l = sum of delta_l over the examples.
+    """
+    hs, z = reference_forward(activation, params, x)
+    delta = (_sigmoid(z) - y) / len(y)
+    grads = []
+    for l in range(10, 0, -1):
+        grads.append((hs[l - 1].T @ delta, delta.sum(axis=0, keepdims=True)))
+        if l > 1:
+            delta = (delta @ params[f"layer{l}_W"].T) * ACT[activation][1](hs[l - 1])
+    return grads[::-1]
+
+
+def reference_sums(activation, params, x, y) -> np.ndarray:
+    """S_l = sum |dL/dW_l|, l = 1..10."""
+    return np.array([np.abs(gw).sum() for gw, _ in reference_gradients(activation, params, x, y)])
+
+
+def reference_bce(p, y):
+    """Mean binary cross-entropy and its gradient with respect to p."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = -(np.where(y > 0, y * np.log(p), 0) + np.where(y < 1, (1 - y) * np.log1p(-p), 0))
+        grad = (-y / p + (1 - y) / (1 - p)) / p.size
+    return terms.mean(), grad
+
+
+def random_params(rng, gain=1.5) -> dict:
+    """Weights N(0, gain^2 / fan_in) and biases N(0, 0.1^2): outputs well inside (0, 1)."""
+    params = {}
+    for l in range(1, 11):
+        n_in, n_out = SIZES[l - 1], SIZES[l]
+        params[f"layer{l}_W"] = rng.normal(0, gain / np.sqrt(n_in), (n_in, n_out))
+        params[f"layer{l}_b"] = rng.normal(0, 0.1, (1, n_out))
+    return params
+
+
+def random_batch(rng, public):
+    n = 12 if public else int(rng.integers(5, 60))
+    x = rng.normal(size=(n, 2))
+    y = rng.permutation(np.arange(n) % 2).reshape(n, 1).astype(float)     # both classes
+    return x, y
+
+
+def rel_error(got, expected) -> float:
+    """max |got - expected| / (|got| + |expected|), elementwise (0 where both are 0)."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error = np.abs(got - expected) / (np.abs(got) + np.abs(expected))
+    error = np.where(got == expected, 0.0, error)
+    return float(np.max(error, initial=0.0)) if np.all(np.isfinite(got)) else float("inf")
+
+
+def _matches(got, candidates: dict, rtol=RTOL) -> str:
+    """The name of the first candidate that `got` equals, or ''."""
+    for name, value in candidates.items():
+        if np.shape(got) == np.shape(value) and rel_error(got, value) < rtol:
+            return name
+    return ""
+
+
+def _first_difference(got, expected) -> tuple:
+    i = int(np.argmax(np.abs(got - expected) / (np.abs(got) + np.abs(expected) + 1e-300)))
+    return i, got.flat[i], expected.flat[i]
+
+
+# -- deep_network ---------------------------------------------------------------------------------
+def _specified_shapes() -> dict:
+    shapes = {}
+    for l in range(1, 11):
+        shapes[f"layer{l}_W"] = (SIZES[l - 1], SIZES[l])
+        shapes[f"layer{l}_b"] = (1, SIZES[l])
+    return shapes
+
+
+@pytest.mark.task("deep_network")
+def test_parameters_are_named_and_shaped_as_specified(submission):
+    expected = _specified_shapes()
+    for activation in ACTIVATIONS:
+        got = submission.probe("parameters", activation=activation)
+        missing = [name for name in expected if name not in got]
+        extra = sorted(set(got) - set(expected))
+        assert not missing, (f"DeepNetwork({activation!r}) has no parameter {', '.join(missing)}; "
+                             f"its parameters are {', '.join(got) or 'none'}")
+        assert not extra, (f"DeepNetwork({activation!r}) has parameters that the network does not "
+                           f"specify: {', '.join(extra)}")
+        for name, shape in expected.items():
+            assert tuple(got[name]) == shape, (
+                f"DeepNetwork({activation!r}): {name} has shape {tuple(got[name])}, expected {shape} "
+                f"(2 inputs, 9 hidden layers of 20 units, 1 output)")
+
+
+def _forward_diagnosis(activation, params, x, got) -> str:
+    _, z = reference_forward(activation, params, x)
+    candidates = {"the logits z, not the probability sigmoid(z)": z,
+                  "sigmoid(-z), the probability of class 0": _sigmoid(-z),
+                  f"{activation}(z) at the output instead of sigmoid(z)": ACT[activation][0](z)}
+    for other in ACTIVATIONS:
+        if other != activation:
+            candidates[f"the network with {other} as the hidden activation"] = _sigmoid(
+                reference_forward(other, params, x)[1])
+    for l in range(1, 10):
+        candidates[f"the network without the activation after layer {l}"] = _sigmoid(
+            reference_forward(activation, params, x, plain=(l,))[1])
+    candidates["the network without any hidden activation"] = _sigmoid(
+        reference_forward(activation, params, x, plain=range(1, 10))[1])
+    name = _matches(got, candidates)
+    return f"; it matches {name}" if name else ""
+
+
+@pytest.mark.task("deep_network")
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_forward_gives_the_probabilities_of_the_specified_network(submission, rng, public,
+                                                                  metrics, activation):
+    params = random_params(rng)
+    x, _ = random_batch(rng, public)
+    got = submission.probe("forward", activation=activation, params=params, x=x)
+    assert got.shape == (len(x), 1), (
+        f"DeepNetwork({activation!r}).forward(x) for x of shape {x.shape} must return shape "
+        f"({len(x)}, 1), one probability per row; it returned shape {got.shape}")
+    expected = _sigmoid(reference_forward(activation, params, x)[1])
+    error = metrics[f"max_rel_error_{activation}"] = rel_error(got, expected)
+    i, value, right = _first_difference(got, expected)
+    assert error < RTOL, (
+        f"DeepNetwork({activation!r}).forward(x): row {i} gives {value:.6g}, the network with these "
+        f"weights gives p = {right:.6g}" + _forward_diagnosis(activation, params, x, got))
+
+
+# -- bce_loss -------------------------------------------------------------------------------------
+def _bce_reply(submission, p, y):
+    reply = submission.probe("bce", p=p, y=y)
+    value = reply["value"]
+    assert reply["is_node"], (
+        f"bce_loss must return a dp Node computed with dp operations (so that gradients flow back "
+        f"to p); it returned a {reply['type']}")
+    assert value.size == 1, (
+        f"bce_loss must return one number, the mean over the examples; for p of shape {p.shape} it "
+        f"returned shape {value.shape}")
+    return float(value.reshape(())), reply["grad"]
+
+
+@pytest.mark.task("bce_loss")
+def test_loss_value_is_the_mean_binary_cross_entropy(submission, rng, public, metrics):
+    _, y = random_batch(rng, public)
+    p = rng.uniform(0.02, 0.98, y.shape)
+    value, _ = _bce_reply(submission, p, y)
+    expected, _ = reference_bce(p, y)
+    error = metrics["max_rel_error"] = rel_error(value, expected)
+    hint = _matches(value, {
+        "the negative of it: the loss must be -(y log p + (1 - y) log(1 - p))": -expected,
+        "the sum over the examples instead of the mean": expected * len(y),
+        "only the y log p term: the (1 - y) log(1 - p) term of class 0 is missing":
+            -np.mean(y * np.log(p)),
+        "only the (1 - y) log(1 - p) term: the y log p term of class 1 is missing":
+            -np.mean((1 - y) * np.log1p(-p)),
+    }, BCE_RTOL)
+    assert error < BCE_RTOL, (
+        f"bce_loss(p, y) for {len(y)} examples is {value:.6g}, the binary cross-entropy is "
+        f"{expected:.6g}" + (f"; yours is {hint}" if hint else ""))
+
+
+@pytest.mark.task("bce_loss")
+def test_loss_gradient_flows_back_to_the_probabilities(submission, rng, public, metrics):
+    _, y = random_batch(rng, public)
+    p = rng.uniform(0.02, 0.98, y.shape)
+    _, grad = _bce_reply(submission, p, y)
+    _, expected = reference_bce(p, y)
+    assert grad is not None and grad.shape == p.shape, (
+        "bce_loss(p, y) does not depend on p through dp operations (no gradient reaches p); "
+        "compute it from the Node p with .log(), * and .mean()")
+    error = metrics["max_rel_error_grad"] = rel_error(grad, expected)
+    i, value, right = _first_difference(grad, expected)
+    assert error < BCE_RTOL, (
+        f"the gradient of bce_loss(p, y) with respect to p[{i}] is {value:.6g}, expected "
+        f"(-y/p + (1 - y)/(1 - p)) / n = {right:.6g}")
+
+
+@pytest.mark.task("bce_loss")
+def test_loss_is_finite_when_a_prediction_is_exactly_right(submission):
+    p = np.array([[0.0], [1.0], [0.3], [0.8]])
+    y = np.array([[0.0], [1.0], [0.0], [1.0]])
+    value, grad = _bce_reply(submission, p, y)
+    expected, _ = reference_bce(p, y)
+    assert np.isfinite(value) and abs(value - expected) < 1e-5, (
+        f"bce_loss(p, y) with p = {p.ravel().tolist()} and y = {y.ravel().tolist()} is {value:.6g}, "
+        f"expected {expected:.6g}: clip p into [EPS, 1 - EPS] before taking logarithms "
+        f"(0 * log 0 is nan)")
+    assert grad is not None and np.all(np.isfinite(grad)), (
+        f"the gradient of bce_loss at p = {p.ravel().tolist()} is not finite: {grad}; clip p into "
+        f"[EPS, 1 - EPS] with dp.maximum and dp.minimum")
+
+
+# -- gradient_sums --------------------------------------------------------------------------------
+def _sums_diagnosis(got, activation, params, x, y) -> str:
+    grads = reference_gradients(activation, params, x, y)
+    sums = np.array([np.abs(gw).sum() for gw, _ in grads])
+    name = _matches(got, {
+        "in reverse order: the first value must be layer 1, the input layer": sums[::-1],
+        "in the order layer1, layer10, layer2, ... (sorted as text, not by layer number)":
+            sums[[0, 9, 1, 2, 3, 4, 5, 6, 7, 8]],
+        "sums of the signed gradients: take the absolute values before summing":
+            np.array([gw.sum() for gw, _ in grads]),
+        "the absolute value of the summed gradient: take the absolute values first":
+            np.array([abs(gw.sum()) for gw, _ in grads]),
+        "means instead of sums": np.array([np.abs(gw).mean() for gw, _ in grads]),
+        "sums over the weights and the biases: only the weights W count":
+            np.array([np.abs(gw).sum() + np.abs(gb).sum() for gw, gb in grads]),
+    })
+    return f"; your values are {name}" if name else ""
+
+
+@pytest.mark.task("gradient_sums")
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_gradient_sums_are_the_sums_of_absolute_weight_gradients(submission, rng, public,
+                                                                 metrics, activation):
+    params = random_params(rng)
+    x, y = random_batch(rng, public)
+    got = submission.probe("gradient_sums", activation=activation, params=params, x=x, y=y)
+    assert got.shape == (10,), (
+        f"gradient_sums must return 10 values, one per weight layer; it returned shape {got.shape}")
+    expected = reference_sums(activation, params, x, y)
+    error = metrics[f"max_rel_error_{activation}"] = rel_error(got, expected)
+    i, value, right = _first_difference(got, expected)
+    assert error < RTOL, (
+        f"gradient_sums on a {activation} network and {len(y)} examples: layer {i + 1} value "
+        f"{value:.6g} differs from the true sum of |dL/dW| {right:.6g}"
+        + _sums_diagnosis(got, activation, params, x, y))
+
+
+# -- vanishing_plot -------------------------------------------------------------------------------
+def _gradient_plot(data) -> tuple:
+    """(axes, {activation: line}) of the plot: an axes with lines labelled sigmoid, tanh and relu."""
+    candidates = []
+    for ax in data["axes"]:
+        lines = {}
+        for line in ax["lines"]:
+            lines.setdefault(line["label"].strip().lower(), line)
+        if all(name in lines for name in ACTIVATIONS):
+            candidates.append((ax, {name: lines[name] for name in ACTIVATIONS}))
+    labels = sorted({line["label"] for ax in data["axes"] for line in ax["lines"]
+                     if not line["label"].startswith("_")})
+    assert candidates, (
+        "no plot with three lines labelled 'sigmoid', 'tanh' and 'relu' was found "
+        + (f"(the labelled lines are: {', '.join(labels)}); " if labels else "(no labelled lines); ")
+        + "draw with ax.plot(..., label=name) on the axes `ax` of `fig`")
+    for ax, lines in candidates:
+        if all(len(line["y"]) == 10 for line in lines.values()):
+            return ax, lines
+    ax, lines = candidates[0]
+    raise AssertionError("each line must have 10 values, one per layer; yours have "
+                         + ", ".join(f"{name} {len(line['y'])}" for name, line in lines.items()))
+
+
+def _true_sums(data) -> dict:
+    """{activation: the true gradient sums of nets[activation] on (x_plot, y_plot)}."""
+    nets, kind = data["nets"], data["nets_type"]
+    assert nets is not None, (
+        f"`nets` must be a dict of the three networks of the plot, nets = {{'sigmoid': ..., "
+        f"'tanh': ..., 'relu': ...}}; it is {'not defined' if kind == 'NoneType' else 'a ' + kind}")
+    for name in ACTIVATIONS:
+        assert name in nets, f"nets has no network {name!r} (keys must be 'sigmoid', 'tanh', 'relu')"
+        missing = [f"layer{l}_W" for l in range(1, 11) if f"layer{l}_W" not in nets[name]]
+        assert not missing, f"nets[{name!r}] has no parameter {', '.join(missing)}"
+    assert data["x_plot"] is not None and data["y_plot"] is not None, (
+        "x_plot and y_plot, the batch of the plot, must be defined")
+    x, y = data["x_plot"], data["y_plot"].reshape(-1, 1)
+    try:
+        return {name: reference_sums(name, nets[name], x, y) for name in ACTIVATIONS}
+    except (ValueError, KeyError) as error:
+        raise AssertionError(f"the networks in nets cannot be evaluated on x_plot of shape "
+                             f"{x.shape}: {error}") from None
+
+
+@pytest.mark.task("vanishing_plot")
+def test_plot_has_a_line_per_activation_over_layers_1_to_10(submission):
+    _, lines = _gradient_plot(submission.probe("plot"))
+    for name, line in lines.items():
+        assert np.array_equal(line["x"], np.arange(1, 11)), (
+            f"{name} line: the x values must be the layer numbers 1 to 10, not "
+            f"{np.round(line['x'], 3).tolist()}")
+
+
+@pytest.mark.task("vanishing_plot")
+def test_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
+    ax, _ = _gradient_plot(submission.probe("plot"))
+    assert ax["yscale"] == "log", (
+        f"the y axis must be logarithmic (ax.set_yscale('log')), not {ax['yscale']}: the sums "
+        f"span orders of magnitude")
+    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
+        "label both axes (ax.set_xlabel, ax.set_ylabel): the layer, and the sum of |dL/dW|")
+
+
+@pytest.mark.task("vanishing_plot")
+def test_lines_show_the_true_gradient_sums_of_nets(submission, metrics):
+    data = submission.probe("plot")
+    _, lines = _gradient_plot(data)
+    truth = _true_sums(data)
+    worst = 0.0
+    for name, line in lines.items():
+        got = line["y"]
+        error = rel_error(got, truth[name])
+        worst = metrics["max_rel_error"] = max(worst, error)
+        if error < RTOL:
+            continue
+        i, value, right = _first_difference(got, truth[name])
+        hint = _matches(got, {
+            **{f"the true sums of nets[{other!r}]: are the labels swapped?": truth[other]
+               for other in ACTIVATIONS if other != name},
+            "the true sums in reverse order: layer 1 comes first": truth[name][::-1]})
+        raise AssertionError(
+            f"{name} line: layer {i + 1} value {value:.3g} differs from the true gradient sum "
+            f"{right:.3g} of nets[{name!r}] on (x_plot, y_plot); "
+            + (f"your line shows {hint}" if hint else
+               "plot gradient_sums(nets[name], x_plot, y_plot) of the network as specified (if "
+               "deep_network or bce_loss fails, fix that first), and leave the networks in nets "
+               "unchanged after plotting (train copies)"))
+
+
+@pytest.mark.task("vanishing_plot")
+def test_sigmoid_gradient_vanishes_towards_the_input(submission, metrics):
+    sums = _true_sums(submission.probe("plot"))["sigmoid"]
+    ratio = metrics["sigmoid_decay"] = float(sums[0] / sums[-1])
+    assert ratio < SIGMOID_DECAY, (
+        f"in nets['sigmoid'], layer 1's gradient sum is {ratio:.2g} times layer 10's; at the "
+        f"specified initialisation (Xavier uniform, zero biases) it is orders of magnitude "
+        f"smaller (less than {SIGMOID_DECAY:g} times): create the networks as DeepNetwork(name), "
+        f"untrained")
+
+
+@pytest.mark.task("vanishing_plot")
+def test_tanh_and_relu_gradients_do_not_vanish(submission, metrics):
+    truth = _true_sums(submission.probe("plot"))
+    for name in ("tanh", "relu"):
+        ratio = metrics[f"{name}_decay"] = float(truth[name][0] / truth[name][-1])
+        assert ratio > OTHER_DECAY, (
+            f"in nets[{name!r}], layer 1's gradient sum is only {ratio:.2g} times layer 10's; "
+            f"at the specified initialisation (Xavier uniform, zero biases) it is more than "
+            f"{OTHER_DECAY:g} times: create the networks as DeepNetwork(name), untrained")

@@ -1,0 +1,299 @@
+"""Checks of 06 optimizers: the update rules of SGD with momentum, RMSProp and Adam, and the
+loss curves.
+
+Each rule runs, in the submission, on a quadratic f(theta) = 1/2 (theta - c)^T A (theta - c)
+chosen here (an ill-conditioned A, a starting point, hyperparameters and a number of steps from
+the grading seed; vectors in the self-check, vectors or matrices when grading); its whole path is
+compared with the path of `dp`'s own optimizer (dp.SGD_Momentum, dp.RMSProp, dp.Adam) on the
+same problem. The loss curves must show the losses along the notebook's own paths, recomputed
+here, so that a wrong update rule costs its own task and not the plot.
+"""
+import numpy as np
+import pytest
+
+import dp
+
+RTOL = 1e-8            # paths that the student's code and dp compute with the same formulas
+HINT_RTOL = 1e-6       # to recognise a known mistake
+LOSS_NAMES = ("sgd", "momentum", "rmsprop", "adam")
+# rule: (task, dp's optimizer, dp's names for the notebook's hyperparameters)
+RULES = {
+    "momentum_update": ("momentum_update", dp.SGD_Momentum, {}),
+    "rmsprop_update": ("rmsprop_update", dp.RMSProp, {"eps": "epsilon"}),
+    "adam_update": ("adam_update", dp.Adam, {"eps": "epsilon"}),
+}
+
+
+def _rules():
+    return [pytest.param(rule, marks=pytest.mark.task(task)) for rule, (task, _, _) in RULES.items()]
+
+
+# -- the problems ----------------------------------------------------------------------------
+def quadratic(rng, public) -> dict:
+    """A (d, d) symmetric positive definite with condition number `cond`, and the minimiser c
+    (d,) or, when grading, sometimes (d, k): the gradient A (theta - c) works for both."""
+    d = 2 if public else int(rng.integers(2, 6))
+    shape = (d,) if public or rng.random() < 0.5 else (d, int(rng.integers(2, 4)))
+    cond = 10.0 if public else float(rng.uniform(5, 50))
+    Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    A = (Q * np.geomspace(1, cond, d)) @ Q.T
+    return {"A": (A + A.T) / 2, "c": rng.normal(size=shape), "cond": cond}
+
+
+def start(rng, problem) -> np.ndarray:
+    return problem["c"] + rng.normal(0, 2, size=problem["c"].shape)
+
+
+def hyperparameters(rule, rng, cond) -> dict:
+    """Hyperparameters from rng; eps large enough that where it is added matters, beta far from 1/2."""
+    if rule == "momentum_update":
+        return {"lr": float(rng.uniform(0.3, 1.5) / cond), "beta": float(rng.uniform(0.6, 0.95))}
+    eps = float(10 ** rng.uniform(-3, -1))
+    if rule == "rmsprop_update":
+        return {"lr": float(rng.uniform(0.01, 0.2)), "beta": float(rng.uniform(0.6, 0.99)), "eps": eps}
+    return {"lr": float(rng.uniform(0.01, 0.2)), "beta1": float(rng.uniform(0.6, 0.9)),
+            "beta2": float(rng.uniform(0.95, 0.999)), "eps": eps}
+
+
+def steps(rng, public) -> int:
+    return 25 if public else int(rng.integers(20, 41))
+
+
+# -- the reference, and known mistakes ------------------------------------------------------------
+def paths(update, A, c, starts, n_steps) -> list:
+    """The paths of update(theta, g, state, t) from each start, each parameter with its own state,
+    all updated in turn at steps t = 1 .. n_steps, as the probe runs the student's rule."""
+    thetas = [np.array(s, dtype=float) for s in starts]
+    states = [{} for _ in starts]
+    found = [[theta] for theta in thetas]
+    for t in range(1, n_steps + 1):
+        for i, theta in enumerate(thetas):
+            thetas[i] = update(theta, A @ (theta - c), states[i], t)
+            found[i].append(thetas[i])
+    return [np.array(path) for path in found]
+
+
+def reference(rule, hyper):
+    """dp's optimizer for `rule`, as update(theta, g, state, t)."""
+    _, optimizer_class, names = RULES[rule]
+    optimizer = optimizer_class(None, None, None, **{names.get(k, k): v for k, v in hyper.items()})
+
+    def update(theta, g, state, t):
+        optimizer.steps_done = t
+        return optimizer.update(theta, g, state)
+    return update
+
+
+def _average(state, key, x, keep, new):
+    state[key] = keep * state.get(key, 0.0) + new * x
+    return state[key]
+
+
+def mistakes(rule, hyper) -> dict:
+    """{what is wrong: update(theta, g, state, t)} for mistakes worth naming in a message."""
+    lr = hyper["lr"]
+    if rule == "momentum_update":
+        b = hyper["beta"]
+
+        def old_velocity(th, g, s, t):
+            v = s.get("v", 0.0)
+            _average(s, "v", g, b, 1 - b)
+            return th - lr * v
+        return {
+            "v <- beta * v + g: the factor (1 - beta) on g is missing":
+                lambda th, g, s, t: th - lr * _average(s, "v", g, b, 1),
+            "beta and (1 - beta) are swapped: v <- (1 - beta) * v + beta * g":
+                lambda th, g, s, t: th - lr * _average(s, "v", g, 1 - b, b),
+            "plain gradient descent, theta <- theta - lr * g: v is not used":
+                lambda th, g, s, t: th - lr * g,
+            "a step with the v of the previous step: update v first, then step with the new v":
+                old_velocity,
+        }
+    eps = hyper["eps"]
+    if rule == "rmsprop_update":
+        b = hyper["beta"]
+
+        def rmsprop(denominator, keep=b):
+            return lambda th, g, s, t: th - lr * g / denominator(_average(s, "s", g * g, keep, 1 - keep))
+
+        def root_kept_in_state(th, g, s, t):
+            s["s"] = np.sqrt(_average(s, "s", g * g, b, 1 - b))
+            return th - lr * g / (s["s"] + eps)
+        return {
+            "eps inside the square root: sqrt(s + eps) instead of sqrt(s) + eps":
+                rmsprop(lambda q: np.sqrt(q + eps)),
+            "the square root is missing: g / (s + eps)": rmsprop(lambda q: q + eps),
+            "eps is missing: g / sqrt(s)": rmsprop(np.sqrt),
+            "beta and (1 - beta) are swapped: s <- (1 - beta) * s + beta * g^2":
+                rmsprop(lambda q: np.sqrt(q) + eps, keep=1 - b),
+            "the state holds sqrt(s) after a step, not s: was the root taken in place?":
+                root_kept_in_state,
+        }
+    b1, b2 = hyper["beta1"], hyper["beta2"]
+
+    def adam(step=lambda t: t, denominator=lambda v: np.sqrt(v) + eps, b1=b1, b2=b2, correct=True):
+        def update(th, g, s, t):
+            m, v = _average(s, "m", g, b1, 1 - b1), _average(s, "v", g * g, b2, 1 - b2)
+            if correct:
+                m, v = m / (1 - b1 ** step(t)), v / (1 - b2 ** step(t))
+            return th - lr * m / denominator(v)
+        return update
+    return {
+        "no bias correction, m and v instead of m_hat and v_hat (or a step count t that does not "
+        "start at 1 with a fresh state)": adam(correct=False),
+        "the bias correction uses t = 1 at every step; t must count the steps": adam(step=lambda t: 1),
+        "eps inside the square root: sqrt(v_hat + eps) instead of sqrt(v_hat) + eps":
+            adam(denominator=lambda v: np.sqrt(v + eps)),
+        "beta1 and beta2 are swapped": adam(b1=b2, b2=b1),
+    }
+
+
+def rel_error(got, expected) -> float:
+    """max |got - expected| / (|got| + |expected|), elementwise (0 where both are equal)."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error = np.abs(got - expected) / (np.abs(got) + np.abs(expected))
+    error = np.where(got == expected, 0.0, error)
+    return float(np.max(error, initial=0.0)) if np.all(np.isfinite(got)) else float("inf")
+
+
+def _hint(rule, hyper, problem, starts, n_steps, got) -> str:
+    for text, update in mistakes(rule, hyper).items():
+        with np.errstate(all="ignore"):
+            candidate = paths(update, problem["A"], problem["c"], starts, n_steps)
+        if all(p.shape == q.shape and rel_error(p, q) < HINT_RTOL for p, q in zip(got, candidate)):
+            return f"; your path is that of {text}"
+    return ""
+
+
+def _run(submission, rule, hyper, problem, starts, n_steps) -> dict:
+    reply = submission.probe("run", rule=rule, hyperparameters=hyper, A=problem["A"],
+                             c=problem["c"], starts=starts, steps=n_steps)
+    assert reply["problem"] is None, (
+        f"{reply['problem']}: it must return the new theta, an array of theta's shape")
+    return reply
+
+
+def _setting(rule, hyper, theta0, n_steps) -> str:
+    settings = ", ".join(f"{k}={v:.4g}" for k, v in hyper.items())
+    return (f"{rule}({settings}) for {n_steps} steps on a quadratic from theta0 of shape "
+            f"{theta0.shape} = {np.round(theta0, 4).tolist()}")
+
+
+def _compare(got, expected, what) -> None:
+    for step, (g, e) in enumerate(zip(got, expected)):
+        if rel_error(g, e) >= RTOL:
+            raise AssertionError(
+                f"{what}: theta after step {step} is {np.round(g, 6).ravel().tolist()}, "
+                f"expected {np.round(e, 6).ravel().tolist()}")
+
+
+# -- momentum_update, rmsprop_update, adam_update -----------------------------------------------
+@pytest.mark.parametrize("rule", _rules())
+def test_path_is_the_path_of_the_reference_optimizer(submission, rng, public, metrics, rule):
+    problem = quadratic(rng, public)
+    hyper = hyperparameters(rule, rng, problem["cond"])
+    theta0, n_steps = start(rng, problem), steps(rng, public)
+    [got] = _run(submission, rule, hyper, problem, [theta0], n_steps)["paths"]
+    [expected] = paths(reference(rule, hyper), problem["A"], problem["c"], [theta0], n_steps)
+    metrics[f"{rule}_max_rel_error"] = rel_error(got, expected)
+    if rel_error(got, expected) >= RTOL:
+        hint = _hint(rule, hyper, problem, [theta0], n_steps, [got])
+        try:
+            _compare(got, expected, _setting(rule, hyper, theta0, n_steps))
+        except AssertionError as error:
+            raise AssertionError(f"{error}{hint}") from None
+
+
+@pytest.mark.parametrize("rule", _rules())
+def test_each_parameter_keeps_its_own_state(submission, rng, public, rule):
+    problem = quadratic(rng, public)
+    hyper = hyperparameters(rule, rng, problem["cond"])
+    starts, n_steps = [start(rng, problem), start(rng, problem)], steps(rng, public)
+    got = _run(submission, rule, hyper, problem, starts, n_steps)["paths"]
+    expected = paths(reference(rule, hyper), problem["A"], problem["c"], starts, n_steps)
+    for i, (mine, right) in enumerate(zip(got, expected)):
+        _compare(mine, right, f"two parameters updated in turn with {rule}, each with its own state "
+                              f"dict: parameter {i + 1}")
+
+
+@pytest.mark.parametrize("rule", _rules())
+def test_theta_and_g_are_left_unchanged(submission, rng, public, rule):
+    problem = quadratic(rng, public)
+    hyper = hyperparameters(rule, rng, problem["cond"])
+    reply = _run(submission, rule, hyper, problem, [start(rng, problem)], steps(rng, public))
+    n = len(reply["paths"][0]) - 1
+    assert reply["changed_g"] == 0, (
+        f"{rule} changed the gradient array g it was given ({reply['changed_g']} of {n} calls, "
+        f"counting changes made in later calls to an array kept in state): compute new arrays "
+        f"instead of changing g in place, and do not keep g itself in state")
+    assert reply["changed_theta"] == 0, (
+        f"{rule} changed the array theta it was given ({reply['changed_theta']} of {n} calls): "
+        f"return theta - ..., a new array, instead of updating theta in place")
+
+
+# -- loss_curves --------------------------------------------------------------------------------
+def rosenbrock(path) -> np.ndarray:
+    x, y = path[..., 0], path[..., 1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (1 - x) ** 2 + 100 * (y - x ** 2) ** 2
+
+
+def _loss_axes(data) -> tuple:
+    """(axes, {name: line}): the axes with a line per optimizer over the steps 0, 1, ..."""
+    labelled = []
+    for ax in data["axes"]:
+        lines = {}
+        for line in ax["lines"]:
+            lines.setdefault(line["label"].strip().lower(), line)
+        if all(name in lines for name in LOSS_NAMES):
+            lines = {name: lines[name] for name in LOSS_NAMES}
+            if all(np.array_equal(line["x"], np.arange(len(line["y"]))) for line in lines.values()):
+                return ax, lines
+            labelled.append(ax)
+    labels = sorted({line["label"] for ax in data["axes"] for line in ax["lines"]
+                     if not line["label"].startswith("_")})
+    raise AssertionError(
+        f"no plot with four lines labelled {', '.join(map(repr, LOSS_NAMES))} over the steps "
+        f"0, 1, 2, ... was found "
+        + ("(the axes with those labels have other x values: plot against np.arange(len(path)))"
+           if labelled else f"(the labelled lines are: {', '.join(labels) or 'none'})")
+        + "; draw with ax.plot(steps, losses, label=name) on the axes `ax` of `fig`")
+
+
+@pytest.mark.task("loss_curves")
+def test_loss_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
+    ax, _ = _loss_axes(submission.probe("loss_plot"))
+    assert ax["yscale"] == "log", (
+        f"the y axis of the loss plot must be logarithmic (ax.set_yscale('log')), not {ax['yscale']}: "
+        f"the losses range over several orders of magnitude")
+    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
+        "label both axes of the loss plot (ax.set_xlabel, ax.set_ylabel): the step, and the loss")
+
+
+@pytest.mark.task("loss_curves")
+def test_loss_curves_are_the_losses_along_the_paths(submission, metrics):
+    data = submission.probe("loss_plot")
+    _, lines = _loss_axes(data)
+    found = data["paths"]
+    assert found is not None, "`paths` must be a dict from the optimizers' names to their paths"
+    worst = 0.0
+    for name, line in lines.items():
+        assert name in found, f"paths has no entry {name!r}; it has {sorted(found)}"
+        truth = rosenbrock(found[name])
+        got = line["y"]
+        assert got.shape == truth.shape, (
+            f"the {name!r} line has {got.size} values, but paths[{name!r}] has {truth.size} points: "
+            f"plot one loss per point, from the start theta_0 to the end")
+        close = np.isclose(got, truth, rtol=RTOL, atol=0, equal_nan=True)
+        finite = np.isfinite(truth) & np.isfinite(got)
+        worst = metrics["max_rel_error"] = max(worst, rel_error(got[finite], truth[finite]))
+        if not close.all():
+            t = int(np.argmin(close))
+            others = [other for other in LOSS_NAMES if other in found and other != name
+                      and np.array_equal(got, rosenbrock(found[other]), equal_nan=True)]
+            hint = (f"; your line shows the losses of paths[{others[0]!r}]: are the labels swapped?"
+                    if others else "; plot rosenbrock(paths[name])")
+            raise AssertionError(
+                f"the {name!r} line shows {got[t]:.6g} at step {t}, but the loss at paths[{name!r}][{t}] "
+                f"is {truth[t]:.6g}{hint}")

@@ -1,0 +1,295 @@
+"""Checks of 01 scalar autodiff: the student's Scalar and numerical_gradient against dp.
+
+Every input is drawn here from `rng` (other values when grading than in the self-check), and
+every expected value is computed here by dp on the same expression. The probes keep the
+tasks apart (see autograder/probes/scalar_autodiff.py): the operators are graded by the
+local derivatives they store, and backward() on graphs whose nodes the probe makes with the
+true local derivatives.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import pytest
+
+from autograder.sandbox import ProbeError
+from dp import Node, relative_error
+
+TOL = 1e-6     # float64 formulas agree with dp to ~1e-15; a wrong derivative misses by far more
+FLOOR = 1e-6   # |received - expected| / max(|received| + |expected|, FLOOR)
+
+OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+PYTHON_OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+                    "div": operator.truediv}
+GRAPH_OPS = {"add": (operator.add, "{} + {}"), "mul": (operator.mul, "{} * {}"),
+             "exp": (Node.exp, "exp({})"), "log": (Node.log, "log({})"),
+             "tanh": (Node.tanh, "tanh({})")}
+
+
+def fmt(x) -> str:
+    return f"{x:.8g}" if isinstance(x, float) else repr(x)
+
+
+def signed(rng, low, high, n) -> list:
+    """n floats with magnitudes in [low, high] and random signs."""
+    return [float(x) for x in rng.uniform(low, high, n) * rng.choice([-1.0, 1.0], n)]
+
+
+@pytest.fixture(scope="module")
+def worst():
+    """The largest relative error so far, per task; each check reports its task's worst."""
+    return {}
+
+
+@pytest.fixture
+def expect(request, metrics, worst):
+    """expect(received, expected, what): the relative error (with FLOOR) is at most TOL."""
+    task = request.node.get_closest_marker("task").args[0]
+
+    def expect(received, expected, what, tol=TOL, hint=""):
+        number = isinstance(received, (int, float)) and not isinstance(received, bool)
+        error = float(relative_error(received, expected, FLOOR)) if number else math.nan
+        worst[task] = max(worst.get(task, 0.0), error if error <= 1 else 1.0)
+        metrics["max_rel_error"] = worst[task]
+        assert error <= tol, f"{what}: expected {fmt(expected)}, received {fmt(received)}{hint}"
+
+    return expect
+
+
+# -- operators and functions: one operation, its value and its local derivatives ---------------
+
+def check_operation(received, expected, expr, at, operands, expect, hint=None):
+    """Compare a `binary`/`unary` probe result with dp's (value, [gradient or None, ...])."""
+    value, grads = expected
+    assert received.get("type") == "Scalar", (
+        f"{expr} {at} returned a {received.get('type')}, not a Scalar")
+    expect(received["value"], value, f"value of {expr} {at}",
+           hint=hint(received["value"], value) if hint else "")
+    for name, got, want in zip(operands, received["grads"], grads):
+        if want is not None:
+            expect(got, want, f"d({expr})/d{name} {at}")
+
+
+def dp_binary(op, a, b, number=None):
+    left = a if number == "left" else Node(a, "a")
+    right = b if number == "right" else Node(b, "b")
+    out = PYTHON_OPERATORS[op](left, right)
+    grads = out.grad(1)
+    return out.item(), [None if number == "left" else float(grads["a"]),
+                        None if number == "right" else float(grads["b"])]
+
+
+def check_binary(submission, expect, op, a, b, number=None):
+    expr = " ".join([fmt(a) if number == "left" else "a", OPERATORS[op],
+                     fmt(b) if number == "right" else "b"])
+    at = "at " + ", ".join(f"{n}={fmt(v)}" for n, v, side in (("a", a, "left"), ("b", b, "right"))
+                           if number != side)
+    received = submission.probe("binary", op=op, a=a, b=b, number=number)
+    check_operation(received, dp_binary(op, a, b, number), expr, at, "ab", expect)
+
+
+def check_unary(submission, expect, fn, x, hint=None):
+    node = Node(x, "x")
+    out = -node if fn == "neg" else getattr(node, fn)()
+    expected = out.item(), [float(out.grad(1)["x"])]
+    received = submission.probe("unary", fn=fn, a=x)
+    expr = "-x" if fn == "neg" else f"{fn}(x)"
+    check_operation(received, expected, expr, f"at x={fmt(x)}", "x", expect, hint)
+
+
+@pytest.mark.task("scalar_arithmetic")
+@pytest.mark.parametrize("op", OPERATORS)
+def test_operator_value_and_both_gradients(op, submission, rng, expect):
+    for a, b in zip(signed(rng, 0.5, 2, 3), signed(rng, 0.5, 2, 3)):
+        check_binary(submission, expect, op, a, b)
+
+
+@pytest.mark.task("scalar_arithmetic")
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("op", OPERATORS)
+def test_operator_with_a_python_number(op, side, submission, rng, expect):
+    a, b = signed(rng, 0.5, 2, 2)
+    check_binary(submission, expect, op, a, b, number=side)
+
+
+@pytest.mark.task("scalar_arithmetic")
+def test_unary_minus(submission, rng, expect):
+    for x in signed(rng, 0.5, 2, 3):
+        check_unary(submission, expect, "neg", x)
+
+
+FUNCTION_INPUTS = {   # away from the points where a typical mistake gives the right answer
+    "exp": lambda rng: signed(rng, 0.3, 3, 4),
+    "log": lambda rng: [math.exp(u) for u in signed(rng, 0.3, 1.5, 4)],
+    "tanh": lambda rng: signed(rng, 0.3, 2.5, 4),
+    "sigmoid": lambda rng: signed(rng, 0.5, 4, 4),
+}
+
+
+def flipped_sigmoid(received, expected) -> str:
+    if abs(received + expected - 1) < 1e-9:
+        return " -- that is sigmoid(-x): check the sign of the exponent"
+    return ""
+
+
+@pytest.mark.task("scalar_functions")
+@pytest.mark.parametrize("fn", FUNCTION_INPUTS)
+def test_function_value_and_derivative(fn, submission, rng, expect):
+    for x in FUNCTION_INPUTS[fn](rng):
+        check_unary(submission, expect, fn, x, flipped_sigmoid if fn == "sigmoid" else None)
+
+
+# -- backward: graphs made of nodes with the true local derivatives ----------------------------
+
+def dp_graph(program, inputs) -> list:
+    """d out / d input for each input, by dp on the same program."""
+    registers = [Node(x, f"x{i}") for i, x in enumerate(inputs)]
+    for op, *args in program:
+        registers.append(GRAPH_OPS[op][0](*(registers[i] for i in args)))
+    grads = registers[-1].grad(1)
+    return [float(grads.get(f"x{i}", 0.0)) for i in range(len(inputs))]
+
+
+def describe(program, inputs, limit=12) -> str:
+    names = [f"x{i}" if i < len(inputs) else f"v{i}" for i in range(len(inputs) + len(program))]
+    if program:
+        names[-1] = "out"
+    lines = [f"{names[i]} = {fmt(x)}" for i, x in enumerate(inputs)]
+    lines += [f"{names[len(inputs) + k]} = {GRAPH_OPS[op][1].format(*(names[i] for i in args))}"
+              for k, (op, *args) in enumerate(program)]
+    if len(lines) > limit:
+        lines = lines[:limit - 2] + [f"... ({len(lines) - limit + 1} more)", lines[-1]]
+    return "; ".join(lines)
+
+
+def check_graph(submission, expect, program, inputs, what):
+    try:
+        received = submission.probe("graph", program=program, inputs=inputs)
+    except ProbeError as error:
+        if type(error) is ProbeError and "RecursionError" in str(error):
+            raise AssertionError(f"backward() on {what}: {error} -- find the topological order "
+                                 f"with an explicit stack, not with recursion") from None
+        raise
+    where = f"backward() on {what} ({describe(program, inputs)})"
+    expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
+    for i, (got, want) in enumerate(zip(received["input_grads"], dp_graph(program, inputs))):
+        expect(got, want, f"{where}: d out/dx{i}")
+
+
+@pytest.mark.task("scalar_backprop")
+def test_backward_from_a_leaf_sets_its_grad_to_one(submission, rng, expect):
+    check_graph(submission, expect, [], signed(rng, 0.5, 2, 1), "a leaf")
+
+
+TOPS = {"add": ["add", 4, 2], "exp": ["exp", 4], "log": ["log", 4]}
+
+
+@pytest.mark.task("scalar_backprop")
+@pytest.mark.parametrize("top", TOPS)
+def test_backward_from_an_output_made_by(top, submission, rng, expect):
+    program = [["mul", 0, 1], ["exp", 3], TOPS[top]]
+    check_graph(submission, expect, program, signed(rng, 0.5, 1.5, 3), f"a chain ending in {top}")
+
+
+REUSED = {"x*x": ([["mul", 0, 0]], 1), "x+x": ([["add", 0, 0]], 1),
+          "x*y+x": ([["mul", 0, 1], ["add", 2, 0]], 2)}
+
+
+@pytest.mark.task("scalar_backprop")
+@pytest.mark.parametrize("case", REUSED)
+def test_reused_node_accumulates(case, submission, rng, expect):
+    program, n_inputs = REUSED[case]
+    check_graph(submission, expect, program, signed(rng, 0.5, 2, n_inputs),
+                f"{case}, where x is used twice")
+
+
+DIAMONDS = {   # v2 = x0 * x1 reaches the output along two paths
+    "equal": [["mul", 0, 1], ["tanh", 2], ["exp", 2], ["mul", 3, 4]],
+    "unequal": [["mul", 0, 1], ["tanh", 2], ["exp", 3], ["tanh", 4], ["mul", 5, 2]],
+}
+
+
+@pytest.mark.task("scalar_backprop")
+@pytest.mark.parametrize("branches", DIAMONDS)
+def test_diamond_gradient_arrives_from_both_branches(branches, submission, rng, expect):
+    check_graph(submission, expect, DIAMONDS[branches], signed(rng, 0.3, 1.2, 2),
+                f"a diamond: v2 reaches the output along two paths of {branches} length")
+
+
+@pytest.mark.task("scalar_backprop")
+def test_deep_chain_of_5000_nodes(submission, rng, expect):
+    # x0 -> tanh(x0 * x1 + x2) -> tanh(. * x1 + x2) -> ...: 3 nodes per step
+    program, last = [], 0
+    while len(program) < 5000:
+        new = 3 + len(program)                  # the register of the next node
+        program += [["mul", last, 1], ["add", new, 2], ["tanh", new + 1]]
+        last = new + 2
+    inputs = [float(rng.uniform(low, high)) for low, high in ((-2, 2), (0.5, 1.5), (-0.5, 0.5))]
+    check_graph(submission, expect, program, inputs, f"a chain of {len(program):,} nodes")
+
+
+def random_program(rng, n_inputs=3, size=40, max_paths=10_000):
+    """A random graph: each node applies an op to the newest node and, for + and *, to any
+    older one, so that nodes are reused. Values stay in a safe range for exp and log, and the
+    graph unfolded into a tree has fewer than `max_paths` nodes: a backward() that visits a
+    node once per path to it is wrong here, but not slow."""
+    values, program = signed(rng, 0.5, 1.5, n_inputs), []
+    paths = [1] * n_inputs      # per node: the size of the tree it unfolds into
+    while len(program) < size:
+        op = str(rng.choice(list(GRAPH_OPS)))
+        last, other = len(values) - 1, int(rng.integers(len(values)))
+        if paths[last] + paths[other] >= max_paths:
+            other = int(rng.integers(n_inputs))
+        x, y = values[last], values[other]
+        value = {"add": lambda: x + y, "mul": lambda: x * y, "tanh": lambda: math.tanh(x),
+                 "exp": lambda: math.exp(x) if x < 2 else math.inf,
+                 "log": lambda: math.log(x) if x > 0.2 else math.inf}[op]()
+        if abs(value) > 10:
+            op, value = "tanh", math.tanh(x)
+        binary = op in ("add", "mul")
+        program.append([op, last, other] if binary else [op, last])
+        paths.append(1 + paths[last] + (paths[other] if binary else 0))
+        values.append(value)
+    return program, values[:n_inputs]
+
+
+@pytest.mark.task("scalar_backprop")
+def test_random_graph(submission, rng, expect):
+    program, inputs = random_program(rng)
+    check_graph(submission, expect, program, inputs, "a random graph")
+
+
+# -- numerical_gradient -------------------------------------------------------------------------
+
+DERIVATIVE_OF = {"exp": Node.exp, "sin": Node.sin, "log": Node.log, "tanh": Node.tanh,
+                 "cube": lambda x: x ** 3}
+
+
+def check_numgrad(submission, expect, function, x, eps=None):
+    received = submission.probe("numgrad", function=function, x=x, eps=eps)
+    expected = float(DERIVATIVE_OF[function](Node(x, "x")).grad(1)["x"])
+    offsets = received["offsets"]
+    hint = "" if sorted(round(o, 6) for o in offsets) == [-1, 1] else (
+        f" (it evaluated f at x + ({', '.join(f'{o:+.3g}' for o in offsets)}) * eps; the "
+        f"central difference uses x + eps and x - eps and is accurate to about eps^2)")
+    shown = "" if eps is None else f", eps={eps:g}"
+    expect(received["estimate"], expected, f"numerical_gradient({function}, x={fmt(x)}{shown})",
+           hint=hint)
+
+
+@pytest.mark.task("numerical_gradient")
+@pytest.mark.parametrize("function", DERIVATIVE_OF)
+def test_matches_the_derivative(function, submission, rng, expect):
+    xs = signed(rng, 0.3, 1.2, 3)
+    for x in [math.exp(x) for x in xs] if function == "log" else xs:
+        check_numgrad(submission, expect, function, x)
+
+
+@pytest.mark.task("numerical_gradient")
+@pytest.mark.parametrize("function", ["exp", "cube"])
+def test_is_a_central_difference(function, submission, rng, expect):
+    # with eps = 1e-4, a forward difference is off by eps/2 * |f''/f'| >= 5e-5 (relative) here,
+    # a central one by eps^2/6 * |f'''/f'| < 1e-7
+    for x in signed(rng, 0.5, 1.5, 3):
+        check_numgrad(submission, expect, function, x, eps=1e-4)

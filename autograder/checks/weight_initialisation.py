@@ -1,0 +1,301 @@
+"""Checks of 05 weight initialisation: Xavier and He initialisers, per-layer activation
+statistics, and their plot.
+
+The initialisers are checked statistically, on one large sample drawn with a generator seeded
+here: the shape (fan_in, fan_out), with fan_in and fan_out far apart so that a swap shows; a
+mean of 0 and the specified variance (within VARIANCE_RTOL, many standard errors); the kind of
+distribution (the range of a uniform, the kurtosis of a normal); and that the generator passed in
+is the only source of randomness. Activation statistics are computed here on weights chosen
+here; the plot's lines are recomputed from the notebook's own `networks` and `x_stats`.
+"""
+import numpy as np
+import pytest
+
+VARIANCE_RTOL = 0.03   # standard error of the sample variance: at most 0.4% (n >= 150,000)
+MEAN_SIGMAS = 6        # |mean| at most 6 standard errors
+KURTOSIS_ATOL = 0.2    # standard error of the excess kurtosis of a normal: sqrt(24 / n) < 0.013
+RTOL = 1e-8            # statistics that the student's code and the reference compute alike
+PLOT_ACTIVATIONS = ("tanh", "relu")
+PLOT_INITS = ("std 0.01", "std 1", "xavier", "he")
+
+XAVIER = ("2 / (fan_in + fan_out)", lambda fan_in, fan_out: 2 / (fan_in + fan_out))
+HE = ("2 / fan_in", lambda fan_in, fan_out: 2 / fan_in)
+# name: (task, distribution, (Var(W) as text, as a function of the fans))
+INITIALISERS = {
+    "xavier_uniform": ("xavier_init", "uniform", XAVIER),
+    "xavier_normal": ("xavier_init", "normal", XAVIER),
+    "he_uniform": ("he_init", "uniform", HE),
+    "he_normal": ("he_init", "normal", HE),
+}
+EXCESS_KURTOSIS = {"uniform": -1.2, "normal": 0.0}
+
+
+def _initialisers():
+    return [pytest.param(name, marks=pytest.mark.task(task))
+            for name, (task, _, _) in INITIALISERS.items()]
+
+
+def _fans(rng, public) -> tuple:
+    """fan_in and fan_out at least 1.6 times apart (either way round), 150,000+ weights."""
+    if public:
+        return 300, 500
+    small = int(rng.integers(320, 451))
+    large = int(round(small * rng.uniform(1.6, 2.4)))
+    return (small, large) if rng.random() < 0.5 else (large, small)
+
+
+def _sample(submission, name, fan_in, fan_out, seed) -> np.ndarray:
+    reply = submission.probe("sample", initialiser=name, fan_in=fan_in, fan_out=fan_out, seed=seed)
+    assert reply["array"] is not None, (
+        f"{name}({fan_in}, {fan_out}, rng) must return a NumPy array of floats, not a {reply['type']}")
+    return reply["array"]
+
+
+def _shaped_sample(submission, name, fan_in, fan_out, seed) -> np.ndarray:
+    W = _sample(submission, name, fan_in, fan_out, seed)
+    swapped = "; fan_in and fan_out are swapped" if W.shape == (fan_out, fan_in) else ""
+    assert W.shape == (fan_in, fan_out), (
+        f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng) returned shape {W.shape}, expected "
+        f"(fan_in, fan_out) = {(fan_in, fan_out)}: one row per input, one column per output{swapped}")
+    return W
+
+
+def excess_kurtosis(W) -> float:
+    centred = W - W.mean()
+    return float(np.mean(centred ** 4) / np.mean(centred ** 2) ** 2 - 3)
+
+
+def _variance_diagnosis(name, variance, fan_in, fan_out) -> str:
+    """Which mistaken formula the measured variance matches, as a hint."""
+    _, kind, (_, formula) = INITIALISERS[name]
+    wanted = formula(fan_in, fan_out)
+    candidates = {
+        "2 / fan_out: fan_out where fan_in belongs": 2 / fan_out,
+        "1 / fan_in: the factor 2 is missing": 1 / fan_in,
+        "1 / fan_out": 1 / fan_out,
+        "1 / (fan_in + fan_out): the factor 2 is missing": 1 / (fan_in + fan_out),
+        "2 / (fan_in + fan_out), the variance of Xavier": 2 / (fan_in + fan_out),
+        "2 / fan_in, the variance of He": 2 / fan_in,
+        f"({wanted:.3g})^2: the variance was passed where the standard deviation belongs "
+        f"(rng.normal's scale is the standard deviation)": wanted ** 2,
+    }
+    if kind == "uniform":
+        candidates["Var(W) / 3: U(-a, a) has variance a^2 / 3, so a = sqrt(3 Var(W)), "
+                   "not sqrt(Var(W))"] = wanted / 3
+    for text, value in candidates.items():
+        another = not np.isclose(value, wanted, rtol=2 * VARIANCE_RTOL)
+        if another and abs(variance / value - 1) < VARIANCE_RTOL:
+            return f"; that is {text}"
+    return ""
+
+
+# -- xavier_init, he_init --------------------------------------------------------------------
+@pytest.mark.parametrize("name", _initialisers())
+def test_weights_have_shape_fan_in_by_fan_out(submission, rng, public, name):
+    fan_in, fan_out = _fans(rng, public)
+    _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
+    _shaped_sample(submission, name, fan_out, fan_in, int(rng.integers(2 ** 31)))
+
+
+@pytest.mark.parametrize("name", _initialisers())
+def test_weights_have_mean_zero_and_the_specified_variance(submission, rng, public, metrics, name):
+    fan_in, fan_out = _fans(rng, public)
+    W = _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
+    _, _, (text, formula) = INITIALISERS[name]
+    wanted = formula(fan_in, fan_out)
+    variance, mean = float(W.var()), float(W.mean())
+    error = metrics[f"{name}_variance_rel_error"] = variance / wanted - 1
+    metrics[f"{name}_mean"] = mean
+    assert abs(error) < VARIANCE_RTOL, (
+        f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights' variance is {variance:.4g}, "
+        f"expected {text} = {wanted:.4g} (within {VARIANCE_RTOL:.0%})"
+        + _variance_diagnosis(name, variance, fan_in, fan_out))
+    limit = MEAN_SIGMAS * np.sqrt(wanted / W.size)
+    assert abs(mean) < limit, (
+        f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights' mean is {mean:.3g}, expected 0 "
+        f"(|mean| below {limit:.2g} for {W.size:,} weights): the distribution must be centred at 0")
+
+
+@pytest.mark.parametrize("name", _initialisers())
+def test_weights_follow_the_specified_distribution(submission, rng, public, metrics, name):
+    fan_in, fan_out = _fans(rng, public)
+    W = _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
+    _, kind, (_, formula) = INITIALISERS[name]
+    kurtosis = metrics[f"{name}_excess_kurtosis"] = excess_kurtosis(W)
+    other = "normal" if kind == "uniform" else "uniform"
+    looks = (f"; your weights look {other} (excess kurtosis {kurtosis:.2f}, a {other} distribution "
+             f"has {EXCESS_KURTOSIS[other]:g})"
+             if abs(kurtosis - EXCESS_KURTOSIS[other]) < KURTOSIS_ATOL else "")
+    assert abs(kurtosis - EXCESS_KURTOSIS[kind]) < KURTOSIS_ATOL, (
+        f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng) must draw from a {kind} distribution, whose "
+        f"excess kurtosis is {EXCESS_KURTOSIS[kind]:g}; yours is {kurtosis:.2f}{looks}")
+    if kind == "uniform":
+        a = np.sqrt(3 * formula(fan_in, fan_out))
+        low, high = float(W.min()), float(W.max())
+        assert -a * (1 + 1e-12) <= low and high <= a * (1 + 1e-12), (
+            f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights range over "
+            f"[{low:.4g}, {high:.4g}], outside U(-a, a) with a = sqrt(3 Var(W)) = {a:.4g}")
+        assert low < -0.999 * a and high > 0.999 * a, (
+            f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights range over "
+            f"[{low:.4g}, {high:.4g}], but among {W.size:,} draws from U(-a, a) with a = {a:.4g} "
+            f"some come within 0.1% of both -a and a")
+
+
+@pytest.mark.parametrize("name", _initialisers())
+def test_weights_come_from_the_generator_passed_in(submission, rng, name):
+    seed = int(rng.integers(2 ** 31))
+    first = _shaped_sample(submission, name, 17, 29, seed)
+    again = _shaped_sample(submission, name, 17, 29, seed)
+    other = _shaped_sample(submission, name, 17, 29, seed + 1)
+    assert np.array_equal(first, again), (
+        f"{name}(17, 29, rng) gave different weights for two generators with the same seed {seed}: "
+        f"draw the random numbers from `rng` (rng.uniform, rng.normal), not from np.random")
+    assert not np.array_equal(first, other), (
+        f"{name}(17, 29, rng) gave the same weights for the seeds {seed} and {seed + 1}: draw the "
+        f"random numbers from the generator `rng` you are given")
+
+
+# -- activation_statistics: the reference ------------------------------------------------------
+ACT = {"linear": lambda z: z, "tanh": np.tanh, "relu": lambda z: np.maximum(z, 0.0)}
+
+
+def reference_activations(weights, activation, x) -> list:
+    """[h_1, ..., h_L] with h_l = act(h_{l-1} W_l), h_0 = x."""
+    hs, h = [], np.asarray(x, dtype=float)
+    for W in weights:
+        h = ACT[activation](h @ W)
+        hs.append(h)
+    return hs
+
+
+def reference_statistics(weights, activation, x) -> tuple:
+    """(means, stds) of all entries of each h_l, l = 1..L."""
+    hs = reference_activations(weights, activation, x)
+    return np.array([h.mean() for h in hs]), np.array([h.std() for h in hs])
+
+
+def rel_error(got, expected) -> float:
+    """max |got - expected| / (|got| + |expected|), elementwise (0 where both are equal)."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error = np.abs(got - expected) / (np.abs(got) + np.abs(expected))
+    error = np.where(got == expected, 0.0, error)
+    return float(np.max(error, initial=0.0)) if np.all(np.isfinite(got)) else float("inf")
+
+
+def _statistics_diagnosis(got, weights, activation, x, which) -> str:
+    hs = reference_activations(weights, activation, x)
+    zs = [(np.asarray(x, dtype=float) if l == 0 else hs[l - 1]) @ W for l, W in enumerate(weights)]
+    stat = np.mean if which == "means" else np.std
+    candidates = {
+        "the statistics of the pre-activations h_{l-1} W_l, before the activation": [stat(z) for z in zs],
+        "the statistics of h_0, ..., h_{L-1}: the input instead of the last layer":
+            [stat(h) for h in [np.asarray(x, dtype=float)] + hs[:-1]],
+    }
+    if which == "stds":
+        candidates.update({
+            "variances, not standard deviations": [h.var() for h in hs],
+            "standard deviations with ddof=1": [h.std(ddof=1) for h in hs],
+            "the standard deviation of each unit over the examples (axis 0), averaged":
+                [h.std(axis=0).mean() for h in hs],
+            "the standard deviation of each example over the units (axis 1), averaged":
+                [h.std(axis=1).mean() for h in hs],
+        })
+    for text, values in candidates.items():
+        if np.shape(got) == np.shape(values) and rel_error(got, values) < RTOL:
+            return f"; your values are {text}"
+    return ""
+
+
+def _network(rng, public) -> tuple:
+    """Weights W_l ~ N(0, 1.5^2 / n_{l-1}) for layers of random widths, and an input batch."""
+    sizes = [5, 6, 4, 7] if public else list(rng.integers(2, 30, size=int(rng.integers(4, 13))))
+    n = 8 if public else int(rng.integers(5, 60))
+    weights = [rng.normal(0, 1.5 / np.sqrt(a), (a, b)) for a, b in zip(sizes[:-1], sizes[1:])]
+    return weights, rng.normal(size=(n, sizes[0]))
+
+
+# -- activation_statistics ------------------------------------------------------------------------
+@pytest.mark.task("activation_statistics")
+@pytest.mark.parametrize("activation", tuple(ACT))
+def test_statistics_are_the_mean_and_std_of_each_layer(submission, rng, public, metrics, activation):
+    weights, x = _network(rng, public)
+    shapes = " -> ".join(str(W.shape[0]) for W in weights) + f" -> {weights[-1].shape[1]}"
+    reply = submission.probe("statistics", weights=weights, activation=activation, x=x)
+    assert reply["means"] is not None, (
+        f"activation_statistics must return a pair (means, stds), not a {reply['type']}")
+    expected = dict(zip(("means", "stds"), reference_statistics(weights, activation, x)))
+    where = f"a {activation} network {shapes} ({len(weights)} layers) and {len(x)} examples"
+    for which in ("means", "stds"):
+        got = reply[which]
+        assert got.shape == (len(weights),), (
+            f"activation_statistics on {where}: {which} has shape {got.shape}, expected "
+            f"({len(weights)},), one value per layer h_1 ... h_{len(weights)}"
+            + _statistics_diagnosis(got, weights, activation, x, which))
+        error = metrics[f"max_rel_error_{which}_{activation}"] = rel_error(got, expected[which])
+        i = int(np.argmax(np.abs(got - expected[which])))
+        assert error < RTOL, (
+            f"activation_statistics on {where}: {which}[{i}] (layer {i + 1}) is {got[i]:.6g}, "
+            f"expected {expected[which][i]:.6g}"
+            + _statistics_diagnosis(got, weights, activation, x, which))
+
+
+# -- activation_statistics: the plot --------------------------------------------------------------
+def _panels(data) -> dict:
+    """{activation: (axes, {init name: line})}: the axes titled with each activation."""
+    panels = {}
+    for activation in PLOT_ACTIVATIONS:
+        titled = [ax for ax in data["axes"] if ax["title"].strip().lower() == activation]
+        assert titled, (
+            f"no axes titled {activation!r} was found (titles: "
+            f"{', '.join(repr(ax['title']) for ax in data['axes']) or 'none'}); draw on "
+            f"axes[0] (title 'tanh') and axes[1] (title 'relu') of `fig`")
+        ax = titled[0]
+        lines = {}
+        for line in ax["lines"]:
+            lines.setdefault(line["label"].strip(), line)
+        missing = [name for name in PLOT_INITS if name not in lines]
+        assert not missing, (
+            f"the {activation!r} axes has no line labelled {', '.join(map(repr, missing))}; its lines "
+            f"are labelled {', '.join(repr(l) for l in lines) or 'nothing'}: label each line with its "
+            f"key in `networks`")
+        panels[activation] = ax, {name: lines[name] for name in PLOT_INITS}
+    return panels
+
+
+@pytest.mark.task("activation_statistics")
+def test_plot_has_a_panel_per_activation_with_logarithmic_y_axis(submission):
+    for activation, (ax, lines) in _panels(submission.probe("plot")).items():
+        assert ax["yscale"] == "log", (
+            f"the {activation!r} axes must have a logarithmic y axis (ax.set_yscale('log')), not "
+            f"{ax['yscale']}: the standard deviations range over 20 orders of magnitude")
+        assert ax["xlabel"].strip(), f"label the x axis of the {activation!r} axes (ax.set_xlabel)"
+        for name, line in lines.items():
+            assert np.array_equal(line["x"], np.arange(1, len(line["y"]) + 1)), (
+                f"{activation!r} axes, line {name!r}: the x values must be the layer numbers 1, 2, ..., "
+                f"not {np.round(line['x'], 3).tolist()}")
+
+
+@pytest.mark.task("activation_statistics")
+def test_plot_shows_the_true_standard_deviations_of_networks(submission, metrics):
+    data = submission.probe("plot")
+    panels = _panels(data)
+    networks, x = data["networks"], data["x_stats"]
+    assert networks is not None and x is not None, (
+        "`networks` (a dict from names to lists of weight matrices) and `x_stats` must be defined")
+    worst = 0.0
+    for activation, (_, lines) in panels.items():
+        for name, line in lines.items():
+            assert name in networks, f"networks has no entry {name!r}; it has {sorted(networks)}"
+            _, truth = reference_statistics(networks[name], activation, x)
+            got = line["y"]
+            assert got.shape == truth.shape, (
+                f"{activation!r} axes, line {name!r}: {got.size} values, expected {truth.size}, one "
+                f"per layer of networks[{name!r}]")
+            error = rel_error(got, truth)
+            worst = metrics["max_rel_error"] = max(worst, error)
+            i = int(np.argmax(np.abs(got - truth) / (np.abs(truth) + 1e-300)))
+            assert error < RTOL, (
+                f"{activation!r} axes, line {name!r}: layer {i + 1} shows {got[i]:.6g}, but the "
+                f"standard deviation of h_{i + 1} for networks[{name!r}] and x_stats is {truth[i]:.6g}: "
+                f"plot activation_statistics(networks[name], activation, x_stats)[1]")

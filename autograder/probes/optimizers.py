@@ -1,0 +1,52 @@
+"""Probes of 06 optimizers: the student's update rules run on a quadratic chosen by the grader,
+and the loss plot with the paths it was drawn from."""
+import numpy as np
+
+from .weight_initialisation import all_figure_data
+
+RULES = ("momentum_update", "rmsprop_update", "adam_update")
+
+
+def run(ns, rule, hyperparameters, A, c, starts, steps):
+    """`steps` steps of the student's `rule` on f(theta) = 1/2 (theta - c)^T A (theta - c), whose
+    gradient is A (theta - c), from each point of `starts`, each parameter with its own state,
+    all updated in turn at every step. Returns the paths, what went wrong if the rule returned
+    no usable array, and how many of the arrays theta and g given to the rule it changed."""
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}")
+    update = ns[rule]
+    thetas = [np.array(start, dtype=float) for start in starts]
+    states = [{} for _ in starts]
+    paths = [[theta.copy()] for theta in thetas]
+    given = {"theta": [], "g": []}          # (array given to the rule, a copy of its value)
+    problem = None
+    for step in range(1, steps + 1):
+        for i, theta in enumerate(thetas):
+            g = A @ (theta - c)
+            arguments = {"theta": theta.copy(), "g": g.copy()}
+            for name, array in arguments.items():
+                given[name].append((array, array.copy()))
+            new = update(arguments["theta"], arguments["g"], states[i], **hyperparameters)
+            if not isinstance(new, np.ndarray) or new.shape != theta.shape:
+                what = (f"an array of shape {new.shape}" if isinstance(new, np.ndarray)
+                        else f"{type(new).__name__} {str(new)[:60]}")
+                problem = (f"at step {step}, {rule}(theta, g, state, ...) for theta of shape "
+                           f"{theta.shape} returned {what}")
+                break
+            thetas[i] = np.array(new, dtype=float)      # a copy: later calls cannot change it
+            paths[i].append(thetas[i].copy())
+        if problem:
+            break
+    changed = {f"changed_{name}": sum(not np.array_equal(array, value, equal_nan=True)
+                                      for array, value in pairs) for name, pairs in given.items()}
+    return {"paths": [np.array(path) for path in paths], "problem": problem, **changed}
+
+
+def loss_plot(ns):
+    """What the figures show, with `paths`, from which the grader recomputes the losses."""
+    paths = ns.get("paths")
+    if isinstance(paths, dict):
+        paths = {str(name): np.asarray(path, dtype=float) for name, path in paths.items()}
+    else:
+        paths = None
+    return {"axes": all_figure_data(ns), "paths": paths}

@@ -1,0 +1,75 @@
+"""Mutants of 06 optimizers.
+
+The loss curves are checked against the losses along the notebook's own `paths`, so a wrong
+update rule (even one that diverges to inf and nan on Rosenbrock) costs its own task only.
+"""
+from tests.grading import Mutant
+
+A = "06_optimizers"
+MOMENTUM = 'v = state["v"] = beta * state.get("v", 0.0) + (1 - beta) * g'
+RMSPROP_STEP = "return theta - lr * g / (np.sqrt(s) + eps)"
+ADAM_CORRECTION = "m_hat = m / (1 - beta1 ** t)\n    v_hat = v / (1 - beta2 ** t)"
+
+MUTANTS = [
+    Mutant(A, "momentum_update", "momentum_without_one_minus_beta",
+           MOMENTUM, 'v = state["v"] = beta * state.get("v", 0.0) + g',
+           "v <- beta v + g: another convention, lr / (1 - beta) times the specified step"),
+    Mutant(A, "momentum_update", "momentum_beta_swapped",
+           MOMENTUM, 'v = state["v"] = (1 - beta) * state.get("v", 0.0) + beta * g',
+           "beta on g and (1 - beta) on v"),
+    Mutant(A, "momentum_update", "momentum_step_with_the_old_velocity",
+           MOMENTUM + "\n    return theta - lr * v",
+           'v = state.get("v", 0.0)\n    state["v"] = beta * v + (1 - beta) * g\n    return theta - lr * v',
+           "stepping with last step's v, updated only afterwards"),
+    Mutant(A, "momentum_update", "momentum_mutates_theta",
+           MOMENTUM + "\n    return theta - lr * v",
+           MOMENTUM + "\n    theta -= lr * v\n    return theta",
+           "theta updated in place: the caller's array changes"),
+    Mutant(A, "rmsprop_update", "rmsprop_root_taken_in_place",
+           RMSPROP_STEP, "s **= 0.5      # the root, in place: the state now holds sqrt(s)\n"
+                         "    return theta - lr * g / (s + eps)",
+           "the state buffer overwritten with its root, so the next step averages the wrong thing"),
+    Mutant(A, "rmsprop_update", "rmsprop_without_eps",
+           RMSPROP_STEP, "return theta - lr * g / np.sqrt(s)",
+           "epsilon missing"),
+    Mutant(A, "rmsprop_update", "rmsprop_without_sqrt",
+           RMSPROP_STEP, "return theta - lr * g / (s + eps)",
+           "the square root missing"),
+    Mutant(A, "rmsprop_update", "rmsprop_eps_inside_sqrt",
+           RMSPROP_STEP, "return theta - lr * g / np.sqrt(s + eps)",
+           "epsilon added under the root"),
+    Mutant(A, "rmsprop_update", "rmsprop_squares_g_in_place",
+           's = state["s"] = beta * state.get("s", 0.0) + (1 - beta) * g ** 2',
+           'g2 = g\n    g2 **= 2\n    s = state["s"] = beta * state.get("s", 0.0) + (1 - beta) * g2',
+           "squaring the caller's gradient array in place"),
+    Mutant(A, "adam_update", "adam_without_bias_correction",
+           ADAM_CORRECTION, "m_hat, v_hat = m, v",
+           "no bias correction"),
+    Mutant(A, "adam_update", "adam_bias_correction_at_t_1",
+           't = state["t"] = state.get("t", 0) + 1', "t = 1",
+           "the bias correction of step 1 at every step"),
+    Mutant(A, "adam_update", "adam_global_step_counter",
+           't = state["t"] = state.get("t", 0) + 1',
+           'global adam_steps\n    adam_steps = t = globals().get("adam_steps", 0) + 1',
+           "one step counter for all parameters (and all runs), not one per parameter"),
+    Mutant(A, "adam_update", "adam_betas_swapped",
+           'm = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g',
+           'm = state["m"] = beta2 * state.get("m", 0.0) + (1 - beta2) * g',
+           "the second moment's decay rate for the first moment"),
+    Mutant(A, "loss_curves", "linear_y_axis",
+           'ax.set_yscale("log")\nax.set_xlabel("step t")',
+           'ax.set_xlabel("step t")',
+           "a linear y axis"),
+    Mutant(A, "loss_curves", "gradient_norm_plotted",
+           "ax.plot(np.arange(len(path)), rosenbrock(path), label=name)",
+           "ax.plot(np.arange(len(path)), np.linalg.norm(rosenbrock_grad(path), axis=1), label=name)",
+           "the size of the gradient instead of the loss"),
+    Mutant(A, "loss_curves", "labels_swapped",
+           "for name, path in paths.items():\n    ax.plot(",
+           "for name, path in zip(reversed(list(paths)), paths.values()):\n    ax.plot(",
+           "each line labelled with another optimizer"),
+    Mutant(A, "loss_curves", "without_the_start",
+           "ax.plot(np.arange(len(path)), rosenbrock(path), label=name)",
+           "ax.plot(np.arange(1, len(path)), rosenbrock(path[1:]), label=name)",
+           "the steps counted from 1, leaving out theta_0"),
+]

@@ -1,0 +1,55 @@
+"""Mutants of 05 weight initialisation.
+
+The plot's networks have square layers (fan_in = fan_out = WIDTH) and the plot is checked against
+the statistics of the notebook's own `networks`, so a wrong initialiser costs its own task only.
+"""
+from tests.grading import Mutant
+
+A = "05_weight_initialisation"
+
+MUTANTS = [
+    Mutant(A, "xavier_init", "xavier_fans_swapped",
+           "return rng.uniform(-a, a, size=(fan_in, fan_out))\n    ### END SOLUTION\n\n\ndef xavier_normal",
+           "return rng.uniform(-a, a, size=(fan_out, fan_in))\n    ### END SOLUTION\n\n\ndef xavier_normal",
+           "fan_in and fan_out swapped: the variance 2 / (fan_in + fan_out) is symmetric, the shape is not"),
+    Mutant(A, "xavier_init", "xavier_std_as_variance",
+           "rng.normal(0.0, np.sqrt(2.0 / (fan_in + fan_out)), size=(fan_in, fan_out))",
+           "rng.normal(0.0, 2.0 / (fan_in + fan_out), size=(fan_in, fan_out))",
+           "the variance passed as rng.normal's scale (the standard deviation): sqrt missing"),
+    Mutant(A, "xavier_init", "xavier_uniform_bound_is_the_std",
+           "a = np.sqrt(6.0 / (fan_in + fan_out))",
+           "a = np.sqrt(2.0 / (fan_in + fan_out))",
+           "U(-a, a) with a the standard deviation: a variance a^2 / 3, three times too small"),
+    Mutant(A, "xavier_init", "xavier_normal_drawn_uniform",
+           "return rng.normal(0.0, np.sqrt(2.0 / (fan_in + fan_out)), size=(fan_in, fan_out))",
+           "a = np.sqrt(6.0 / (fan_in + fan_out))\n    return rng.uniform(-a, a, (fan_in, fan_out))",
+           "the right variance from the wrong distribution"),
+    Mutant(A, "he_init", "he_fan_out",
+           "rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_in, fan_out))",
+           "rng.normal(0.0, np.sqrt(2.0 / fan_out), size=(fan_in, fan_out))",
+           "He with fan_out where fan_in belongs"),
+    Mutant(A, "he_init", "he_without_factor_2",
+           "a = np.sqrt(6.0 / fan_in)",
+           "a = np.sqrt(3.0 / fan_in)",
+           "Var(W) = 1 / fan_in (LeCun's): the factor 2 that makes up for the ReLU is missing"),
+    Mutant(A, "he_init", "he_global_random_state",
+           "return rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_in, fan_out))",
+           "return np.random.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_in, fan_out))",
+           "np.random instead of the generator passed in: not reproducible"),
+    Mutant(A, "activation_statistics", "std_over_the_wrong_axis",
+           "stds.append(h.std())",
+           "stds.append(h.std(axis=0).mean())",
+           "the std of each unit over the batch, averaged, instead of the std of all entries"),
+    Mutant(A, "activation_statistics", "statistics_before_the_activation",
+           "h = act(h @ W)\n        means.append(h.mean())\n        stds.append(h.std())",
+           "z = h @ W\n        h = act(z)\n        means.append(z.mean())\n        stds.append(z.std())",
+           "the statistics of the pre-activations"),
+    Mutant(A, "activation_statistics", "plot_linear_y_axis",
+           'ax.set_yscale("log")\n    ax.set_xticks(layers)',
+           'ax.set_xticks(layers)',
+           "a linear y axis"),
+    Mutant(A, "activation_statistics", "plot_means",
+           "_, stds = activation_statistics(weights, activation, x_stats)",
+           "stds, _ = activation_statistics(weights, activation, x_stats)",
+           "plotting the means instead of the standard deviations"),
+]

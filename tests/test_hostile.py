@@ -1,0 +1,255 @@
+"""A corpus of hostile submissions, graded in one batch with honest ones.
+
+Every hostile notebook is an honest base (the reference solution, or the untouched stub) with
+a hostile cell. What must hold: each earns exactly what its base earns, gets a clear message
+or flag, the grader exits 0, leaves no process behind, and nothing it did not write appears in
+its output folder or anywhere outside the submission's own temporary folder.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import isolation
+from tests.grading import ROOT, exercise_path, solution_source
+
+A = "01_scalar_autodiff"
+TOKEN = uuid.uuid4().hex[:8]
+OUTSIDE = [Path(f"/tmp/hostile-{TOKEN}"), ROOT / f"hostile-{TOKEN}", Path(f"/var/tmp/hostile-{TOKEN}")]
+ROOT_ONLY = pytest.mark.skipif(not isolation.can_isolate(), reason="needs root (uid and namespaces)")
+
+# name: (base, hostile cell, a substring expected in the flags or messages, or None)
+CORPUS = {
+    # runaway resources
+    "busy_loop": ("solution", "while True:\n    pass", "interrupted: the notebook took longer"),
+    "sleeping_loop": ("solution", "import time\nwhile True:\n    time.sleep(1)", "interrupted"),
+    "unstoppable_loop": ("stub", "import time\nwhile True:\n    try:\n        time.sleep(1)\n"
+                         "    except BaseException:\n        pass", "time limit"),
+    "memory_bomb": ("solution", "x = bytearray(10 ** 12)", "MemoryError"),
+    "memory_growth": ("solution", "hog = []\nwhile True:\n    hog.append(bytearray(10 ** 8))", "MemoryError"),
+    "fork_flood": ("solution", "import os\nwhile True:\n    os.fork()", "attempted: starting processes"),
+    "subprocess_flood": ("solution", "import subprocess\nfor _ in range(200):\n"
+                         "    subprocess.Popen(['sleep', '100'])", "attempted: starting processes"),
+    "ctypes_fork": ("solution", "import ctypes\nlibc = ctypes.CDLL(None)\nfor _ in range(10):\n"
+                    "    libc.fork()", None),
+    # early exits
+    "os_exit": ("solution", "import os\nos._exit(0)", "attempted: exiting the process"),
+    "sys_exit": ("solution", "import sys\nsys.exit(3)", "SystemExit"),
+    "kill_parent": ("solution", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
+                    "attempted: signalling the grader"),
+    "kill_group": ("solution", "import os, signal\nos.killpg(0, signal.SIGKILL)",
+                   "attempted: signalling the grader"),
+    "ctypes_kill_parent": ("solution", "import ctypes, os\nctypes.CDLL(None).kill(os.getppid(), 9)", None),
+    "ctypes_kill_self": ("stub", "import ctypes\nctypes.CDLL(None).kill(0, 9)", "ended"),
+    # tampering
+    "patch_numpy": ("stub", "import numpy, numpy.testing\nnumpy.allclose = lambda *a, **k: True\n"
+                    "numpy.isclose = lambda *a, **k: True\nnumpy.testing.assert_allclose = lambda *a, **k: None",
+                    "tampering: replaced numpy"),
+    "patch_pytest": ("stub", "import pytest\npytest.approx = lambda x, *a, **k: x\n"
+                     "pytest.fail = lambda *a, **k: None", None),
+    "patch_probes": ("stub", "import sys\nprobes = sys.modules['autograder.probes.scalar_autodiff']\n"
+                     "probes.binary = lambda ns, *a, **k: {'type': 'Scalar', 'value': 0.0, 'grads': [1.0, 1.0]}\n"
+                     "probes.unary = lambda ns, *a, **k: {'type': 'Scalar', 'value': 0.0, 'grads': [1.0]}",
+                     "tampering: replaced autograder.probes.scalar_autodiff.binary"),
+    "patch_protocol": ("stub", "import autograder.protocol as p\n_dumps = p.dumps\n"
+                       "p.dumps = lambda v: _dumps({'ok': True, 'result': {'type': 'Scalar', 'value': 1.0, 'grads': [1.0, 1.0]}})",
+                       "did not start properly"),
+    # forged probe replies
+    "reply_wrong_types": ("stub", "import sys\nsys.modules['autograder.probes.scalar_autodiff'].binary = "
+                          "lambda ns, *a, **k: 'all good'", None),
+    "reply_huge_array": ("stub", "import sys, numpy\nsys.modules['autograder.probes.scalar_autodiff'].binary = "
+                         "lambda ns, *a, **k: numpy.zeros(10 ** 7)", "exceeds the limit"),
+    "reply_nan": ("stub", "import sys\nsys.modules['autograder.probes.scalar_autodiff'].binary = "
+                  "lambda ns, *a, **k: {'type': 'Scalar', 'value': float('nan'), 'grads': [float('nan')] * 2}", None),
+    "reply_explodes": ("stub", "import sys\nclass Bomb:\n    def __float__(self):\n        raise RuntimeError('boom')\n"
+                       "sys.modules['autograder.probes.scalar_autodiff'].binary = lambda ns, *a, **k: Bomb()",
+                       "not plain data"),
+    # escapes
+    "fake_results": ("stub", "import os\nfor d in ['{out}/results/fake_results', '{out}/feedback']:\n"
+                     "    try:\n        os.makedirs(d, exist_ok=True)\n        open(d + '/01_scalar_autodiff.json', 'w').write('{{}}')\n"
+                     "    except OSError:\n        pass", None),
+    "write_outside": ("solution", "\n".join(f"try:\n    open('{p}', 'w').write('x')\nexcept OSError:\n    pass"
+                                            for p in OUTSIDE), "attempted: writing outside its folder"),
+    "read_solutions": ("stub", f"exec(open('{ROOT}/solutions/{A}/scalar_autodiff.py').read())",
+                       "attempted: reading grader files"),
+    "read_course_seed": ("stub", f"print(open('{ROOT}/course.toml').read())", "attempted: reading grader files"),
+    "read_grader_environ": ("stub", "import os\nprint(open(f'/proc/{os.getppid()}/environ').read())", None),
+    "network": ("solution", "import socket\nsocket.create_connection(('192.0.2.1', 80), timeout=2)",
+                "attempted: network access"),
+    # output floods
+    "stdout_flood": ("solution", "for i in range(200000):\n    print('x' * 1000)", "output beyond the limit"),
+    "stderr_flood": ("solution", "import sys\nfor i in range(200000):\n    sys.stderr.write('y' * 1000)",
+                     "output beyond the limit"),
+    "fd_flood": ("solution", "import os\nfor i in range(20000):\n    os.write(1, b'z' * 10000)", None),
+    # forbidden imports
+    "import_dp": ("solution", "import dp", "forbidden import: dp"),
+    "importlib_dp": ("solution", "import importlib\nimportlib.import_module('dp.node')", "forbidden import: dp"),
+    "dunder_import_dp": ("solution", "__import__('dp')", "forbidden import: dp"),
+    "exec_import_dp": ("solution", "exec('import d' + 'p')", "attempted: import of dp"),
+    "unblock_then_import": ("solution", "import sys\nsys.meta_path[:] = [f for f in sys.meta_path "
+                            "if 'Blocker' not in type(f).__name__]\nimport dp", "attempted: import of dp"),
+}
+
+# Damaged notebooks: name -> (how to make it from the solution notebook, expected score or None
+# for "the solution's", expected message)
+DAMAGED = ["no_grade_cells", "duplicated_grade_cells", "edited_grade_cells", "malformed_json",
+           "nbformat_3", "not_utf8", "gigantic", "empty", "wrong_kernel"]
+
+
+def _notebook(base, extra=None):
+    if base == "solution":
+        import jupytext
+        nb = jupytext.reads(solution_source(A), fmt="py:percent")
+    else:
+        nb = nbformat.read(str(exercise_path(A)), as_version=4)
+    if extra:
+        nb.cells.append(nbformat.v4.new_code_cell(extra))
+    return nb
+
+
+def _write_damaged(name, path):
+    nb = _notebook("solution")
+    checks = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("check(")]
+    if name == "no_grade_cells":
+        nb.cells = [c for c in nb.cells if c not in checks]
+    elif name == "duplicated_grade_cells":
+        nb.cells += [nbformat.v4.new_code_cell(c.source) for c in checks]
+    elif name == "edited_grade_cells":
+        for c in checks:
+            c.source = "check = lambda *a: True\nassert True"
+    elif name == "wrong_kernel":
+        nb.metadata["kernelspec"] = {"name": "ir", "display_name": "R", "language": "R"}
+    if name in ("no_grade_cells", "duplicated_grade_cells", "edited_grade_cells", "wrong_kernel"):
+        nbformat.write(nb, str(path))
+    elif name == "malformed_json":
+        path.write_text(nbformat.writes(nb)[:-200])
+    elif name == "nbformat_3":
+        path.write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [], "metadata": {}}))
+    elif name == "not_utf8":
+        path.write_bytes(nbformat.writes(nb).encode("utf-16"))
+    elif name == "gigantic":
+        with open(path, "w") as f:
+            f.write('{"cells": [], "metadata": {"junk": "')
+            f.write("x" * (70 * 2 ** 20))
+            f.write('"}, "nbformat": 4, "nbformat_minor": 5}')
+    elif name == "empty":
+        nbformat.write(nbformat.v4.new_notebook(), str(path))
+
+
+DAMAGED_EXPECT = {
+    "no_grade_cells": ("solution", "appears 0 times"), "duplicated_grade_cells": ("solution", "appears 2 times"),
+    "edited_grade_cells": ("solution", "appears 0 times"), "malformed_json": ("stub", "not valid JSON"),
+    "nbformat_3": ("stub", "nbformat 3 is not supported"), "not_utf8": ("stub", "not UTF-8"),
+    "gigantic": ("stub", "MiB allowed"), "empty": ("stub", "the notebook has no code"),
+    "wrong_kernel": ("solution", "kernel 'ir' is not Python 3"),
+}
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    course = root / "course.toml"
+    text = (ROOT / "course.toml").read_text()
+    limits = {"time_limit": "12", "cpu_limit": "30", "memory_limit": '"2GiB"', "max_processes": "24",
+              "max_file_size": '"16MiB"', "max_reply": '"4MiB"', "max_output": '"64KiB"'}
+    for key, value in limits.items():
+        text = re.sub(rf"(?m)^{key} = .*$", f"{key} = {value}", text, count=1)
+    course.write_text(text)
+    submitted, out = root / "submitted", root / "out"
+    honest = {"honest_solution": _notebook("solution"), "honest_stub": _notebook("stub")}
+    for name, (base, code, _) in CORPUS.items():
+        honest[name] = _notebook(base, code.replace("{out}", str(out)).replace("{{}}", "{}"))
+    for name, nb in honest.items():
+        path = submitted / name / A / "scalar_autodiff.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, str(path))
+    for name in DAMAGED:
+        path = submitted / name / A / "scalar_autodiff.ipynb"
+        path.parent.mkdir(parents=True)
+        _write_damaged(name, path)
+    scratch = root / "scratch"          # the sandboxes' folders: to find what they left running
+    scratch.mkdir()
+    run = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), "grade",
+                          str(submitted), "--out", str(out), "--jobs", "2", "--quiet"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=900,
+                         env={**os.environ, "TMPDIR": str(scratch)})
+    results = {p.parent.name: json.loads(p.read_text()) for p in (out / "results").glob(f"*/{A}.json")}
+    return run, out, results, scratch
+
+
+def _text(result):
+    return json.dumps(result)
+
+
+def test_grader_exits_zero_with_every_result_present(batch):
+    run, _, results, _ = batch
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert set(results) == {"honest_solution", "honest_stub", *CORPUS, *DAMAGED}
+
+
+def test_honest_submissions_keep_their_marks(batch):
+    results = batch[2]
+    assert results["honest_solution"]["score"] == 10, _text(results["honest_solution"])
+    assert results["honest_stub"]["score"] == 0
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_hostile_submission_earns_what_its_honest_work_earns(batch, name):
+    results = batch[2]
+    base, _, expected = CORPUS[name]
+    result = results[name]
+    assert result["score"] == results[f"honest_{base}"]["score"], _text(result)
+    if expected:
+        assert expected in _text(result), _text(result)
+
+
+@pytest.mark.parametrize("name", DAMAGED)
+def test_damaged_notebook_is_graded_with_a_clear_message(batch, name):
+    results = batch[2]
+    base, expected = DAMAGED_EXPECT[name]
+    assert results[name]["score"] == results[f"honest_{base}"]["score"], _text(results[name])
+    assert expected in _text(results[name])
+
+
+def test_nothing_but_grader_files_in_the_output(batch):
+    out = batch[1]
+    for path in out.rglob("*"):
+        rel = path.relative_to(out)
+        assert rel.parts[0] in ("results", "feedback", "grades.csv"), rel
+        if path.is_file() and rel.parts[0] != "grades.csv":
+            assert rel.name == f"{A}.{'json' if rel.parts[0] == 'results' else 'html'}", rel
+    assert "fake_results" not in {p.name for p in (out / "results").iterdir()} or \
+        json.loads((out / "results" / "fake_results" / f"{A}.json").read_text())["student"] == "fake_results"
+
+
+def test_nothing_written_outside_the_submission_folder(batch):
+    for path in OUTSIDE:
+        assert not path.exists(), f"a submission wrote {path}"
+
+
+def test_no_process_left_behind(batch):
+    scratch, leftovers = str(batch[3]), []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cwd = os.readlink(entry / "cwd")
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if cwd.startswith(scratch) or f"{scratch}/" in command:
+                leftovers.append(command)
+    assert leftovers == []
+    assert list(batch[3].iterdir()) == []     # and every sandbox folder was removed
+
+
+@ROOT_ONLY
+def test_isolation_layers_as_root(batch):
+    layers = batch[2]["honest_solution"]["isolation"]
+    assert any("unprivileged uid" in layer for layer in layers)
+    assert any("network namespace" in layer for layer in layers)

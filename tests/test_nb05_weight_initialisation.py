@@ -1,0 +1,119 @@
+"""Notebook 05, weight initialisation: the solution earns every point, the exercise none, the
+notebook's own check cells pass as Jupyter runs them, and the statistical thresholds leave a wide
+margin both ways: correct initialisers never fail them, the planted bugs never pass."""
+import importlib.util
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from autograder.course import PACKAGE
+from tests.grading import (COURSE, exercise_path, explain, grade_notebook, grade_source, points,
+                           solution_source)
+
+A = "05_weight_initialisation"
+FULL = {t.id: t.points for t in COURSE.assignment(A).tasks}
+
+
+def _load_checks():
+    path = PACKAGE / "checks" / "weight_initialisation.py"
+    spec = importlib.util.spec_from_file_location("nb05_checks", path)
+    module = importlib.util.module_from_spec(spec)
+    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
+        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
+        spec.loader.exec_module(module)
+    return module
+
+
+checks = _load_checks()
+
+
+def test_solution_gets_full_marks(tmp_path):
+    result = grade_source(solution_source(A), A, tmp_path)
+    assert points(result) == FULL, explain(result)
+    assert result["cell_errors"] == [], explain(result)
+
+
+def test_exercise_gets_zero_on_every_task():
+    result = grade_notebook(exercise_path(A), A)
+    assert points(result) == {task: 0 for task in FULL}, explain(result)
+    assert all("NotImplementedError" in t["message"] for t in result["tasks"]), explain(result)
+
+
+# -- the notebook, run in-process as Jupyter runs it ----------------------------------------------
+@pytest.fixture(scope="module")
+def notebook():
+    """The solution's namespace, its cells run one by one, each `check` cell for real, and all
+    figures closed after every cell, as Jupyter's inline backend does."""
+    import jupytext
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    saved = os.environ.pop("AUTOGRADER_GRADING", None)
+    namespace = {"__name__": "__main__"}
+    try:
+        for cell in jupytext.reads(solution_source(A), fmt="py:percent").cells:
+            if cell.cell_type == "code":
+                exec(compile(cell.source, "<cell>", "exec"), namespace)
+                plt.close("all")
+    finally:
+        if saved is not None:
+            os.environ["AUTOGRADER_GRADING"] = saved
+    return namespace
+
+
+def test_self_checks_pass_in_the_notebook_although_jupyter_closed_the_figures(notebook):
+    assert set(notebook["networks"]) == set(checks.PLOT_INITS)   # every check cell ran and passed
+
+
+def test_notebook_shows_what_its_discussion_says(notebook):
+    stds = {(name, act): checks.reference_statistics(weights, act, notebook["x_stats"])[1]
+            for name, weights in notebook["networks"].items() for act in checks.PLOT_ACTIVATIONS}
+    assert stds["std 0.01", "tanh"][-1] < 1e-8 and stds["std 1", "relu"][-1] > 1e7
+    assert 0.5 < stds["he", "relu"][-1] / stds["he", "relu"][0] < 2
+    assert stds["xavier", "relu"][-1] / stds["xavier", "relu"][0] < 0.1
+
+
+# -- the statistical thresholds ---------------------------------------------------------------------
+def _draw(kind, variance, shape, rng):
+    if kind == "uniform":
+        a = np.sqrt(3 * variance)
+        return rng.uniform(-a, a, shape)
+    return rng.normal(0, np.sqrt(variance), shape)
+
+
+@pytest.mark.parametrize("name", list(checks.INITIALISERS))
+def test_correct_initialisers_pass_with_a_wide_margin(name):
+    """Over many hidden sizes and seeds, the measured variance, mean and kurtosis of a correct
+    initialiser stay within a third of the check's tolerance."""
+    _, kind, (_, formula) = checks.INITIALISERS[name]
+    worst = {"variance": 0.0, "mean_sigmas": 0.0, "kurtosis": 0.0}
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        fan_in, fan_out = checks._fans(rng, public=False)
+        variance = formula(fan_in, fan_out)
+        W = _draw(kind, variance, (fan_in, fan_out), rng)
+        worst["variance"] = max(worst["variance"], abs(W.var() / variance - 1))
+        worst["mean_sigmas"] = max(worst["mean_sigmas"], abs(W.mean()) / np.sqrt(variance / W.size))
+        kurtosis = checks.excess_kurtosis(W) - checks.EXCESS_KURTOSIS[kind]
+        worst["kurtosis"] = max(worst["kurtosis"], abs(kurtosis))
+    assert worst["variance"] < checks.VARIANCE_RTOL / 3, worst
+    assert worst["mean_sigmas"] < checks.MEAN_SIGMAS * 0.75, worst
+    assert worst["kurtosis"] < checks.KURTOSIS_ATOL / 3, worst
+
+
+def test_hidden_fans_are_far_enough_apart_to_tell_fan_in_from_fan_out():
+    for seed in range(200):
+        fan_in, fan_out = checks._fans(np.random.default_rng(seed), public=False)
+        assert max(fan_in, fan_out) / min(fan_in, fan_out) >= 1.55
+        assert fan_in * fan_out >= 150_000
+        # He with fan_out, and He without its factor 2, are many tolerances away
+        assert abs(fan_in / fan_out - 1) > 10 * checks.VARIANCE_RTOL
+
+
+def test_diagnosis_names_the_swapped_fans():
+    hint = checks._variance_diagnosis("he_normal", 2 / 700, 300, 700)
+    assert "fan_out where fan_in belongs" in hint, hint
+    hint = checks._variance_diagnosis("xavier_uniform", 2 / 1000 / 3, 300, 700)
+    assert "a = sqrt(3 Var(W))" in hint, hint
