@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -68,6 +69,7 @@ def main(argv=None) -> int:
     build.set_defaults(run=_build)
 
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)   # like Ctrl-C: stop cleanly
     from .course import CourseError
     from .notebook import NotebookError
     try:

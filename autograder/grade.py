@@ -194,6 +194,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     out.chmod(0o700)             # results are for the grader: not readable by submissions
+    for stale in out.rglob(".*.tmp"):       # an interrupted run's unfinished write
+        stale.unlink(missing_ok=True)
     submissions = discover(paths, course, assignment)
     keys = [(s.student, s.assignment_id) for s in submissions]
     duplicates = {k for k in keys if keys.count(k) > 1}
@@ -216,10 +218,13 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
         for s in todo:
             finish(*grade_one(s, course_path, protect=[out]))
     else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs)
+        try:
             futures = [pool.submit(_grade_job, s, course_path, out) for s in todo]
             for future in concurrent.futures.as_completed(futures):
                 finish(*future.result())
+        finally:                 # on an interruption, stop at once: a rerun resumes
+            pool.shutdown(wait=True, cancel_futures=True)
     bar.close()
     results = [r for r in report.load_results(out)
                if (r["student"], r["assignment"]) in set(keys)] if submissions else []

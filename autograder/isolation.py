@@ -23,21 +23,34 @@ CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 KEPT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
-FIRST_UID = 61000          # sandbox uids: FIRST_UID .. FIRST_UID + 3999
+FIRST_UID = 61000          # sandbox uids: FIRST_UID .. FIRST_UID + UID_COUNT - 1
 
 
 def can_isolate() -> bool:
     return os.geteuid() == 0 and os.path.exists("/proc/self/ns/mnt")
 
 
-_count = [0]
+UID_COUNT = 4000
+LOCKS = Path("/run/autograder-uids") if os.path.isdir("/run") else Path("/tmp/autograder-uids")
 
 
-def sandbox_uid() -> int:
-    """A uid for a new sandbox: distinct across concurrent grader processes (by pid) and across
-    up to 8 sandboxes running at once in one process (by a counter)."""
-    _count[0] += 1
-    return FIRST_UID + (os.getpid() % 500) * 8 + _count[0] % 8
+def claim_uid():
+    """(uid, lock) for a new sandbox: a uid no other running sandbox on this machine holds,
+    whatever process or thread it runs in. The uid stays ours while `lock` (an open file with
+    an exclusive flock) is open; close it when the sandbox is gone."""
+    import fcntl
+    import random
+    LOCKS.mkdir(mode=0o700, exist_ok=True)
+    start = random.randrange(UID_COUNT)
+    for i in range(UID_COUNT):
+        uid = FIRST_UID + (start + i) % UID_COUNT
+        lock = open(LOCKS / str(uid), "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return uid, lock
+        except BlockingIOError:
+            lock.close()
+    raise RuntimeError(f"all {UID_COUNT} sandbox uids are in use")
 
 
 _libc = None
@@ -141,7 +154,7 @@ def describe(uid) -> list:
     """The isolation layers that `child_setup` applies with this uid."""
     layers = ["own session and process group", "resource limits (memory, CPU, processes, file size)"]
     if uid is not None:
-        layers += [f"unprivileged uid {uid}",
+        layers += ["unprivileged uid of its own",
                    "mount namespace (read-only but the temp dir; grader files hidden)",
                    "network namespace (no network)"]
     return layers

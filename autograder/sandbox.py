@@ -63,7 +63,7 @@ class Sandbox:
         self.cells, self.assignment, self.limits = cells, assignment, assignment.limits
         self.hidden = [str(p) for p in HIDDEN + [Path(p) for p in protect] if Path(p).exists()]
         self.process = None
-        self.uid = isolation.sandbox_uid() if isolation.can_isolate() else None
+        self.uid, self._uid_lock = isolation.claim_uid() if isolation.can_isolate() else (None, None)
         self.layers = []
         self.broken = None   # the error that ended the conversation, repeated to later probes
         self.report = {}
@@ -90,7 +90,7 @@ class Sandbox:
         try:
             self.process = self._spawn(request_r, reply_w, self.uid)
         except (subprocess.SubprocessError, OSError):  # namespaces refused (e.g. in a container)
-            self.uid = None
+            self._release_uid()
             self.process = self._spawn(request_r, reply_w, None)
         self.layers = isolation.describe(self.uid)
         os.close(request_r)
@@ -187,6 +187,11 @@ class Sandbox:
         if self.uid is not None:
             isolation.kill_uid(self.uid)
 
+    def _release_uid(self):
+        if self._uid_lock is not None:
+            self._uid_lock.close()
+        self.uid = self._uid_lock = None
+
     def close(self) -> None:
         if self.process is not None:
             if self.broken is None:
@@ -205,4 +210,5 @@ class Sandbox:
             self._stdout.close()
             self.captured_output = self.output()
             self.process = None
+        self._release_uid()
         shutil.rmtree(self.workdir, ignore_errors=True)
