@@ -1,0 +1,393 @@
+"""Checks of 03 DP library: the student's grad(), Model and training loop against dp.
+
+All inputs, parameters and toy problems are drawn here from `rng` (other ones when grading
+than in the self-check, and other sizes), and every expected value is computed here: by dp
+on the same graph or network, and, for the training loop, by NumPy from the parameters the
+student's loop leaves behind. The probes keep the tasks apart (autograder/probes/dp_library.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dp
+from autograder.sandbox import ProbeError
+from dp import Node, relative_error
+
+TOL = 1e-6
+FLOOR = 1e-6
+
+GRAPH_OPS = {
+    "add": (lambda a, b: a + b, lambda a, b: f"{a} + {b}"),
+    "sub": (lambda a, b: a - b, lambda a, b: f"{a} - {b}"),
+    "mul": (lambda a, b: a * b, lambda a, b: f"{a} * {b}"),
+    "dot": (lambda a, b: a.dot(b), lambda a, b: f"{a}.dot({b})"),
+    "T": (lambda a: a.T, lambda a: f"{a}.T"),
+    "sum": (lambda a: a.sum(), lambda a: f"{a}.sum()"),
+    "exp": (Node.exp, lambda a: f"{a}.exp()"),
+    "log": (Node.log, lambda a: f"{a}.log()"),
+    "square": (Node.square, lambda a: f"{a}.square()"),
+    "relu": (Node.relu, lambda a: f"{a}.relu()"),
+    "tanh": (Node.tanh, lambda a: f"{a}.tanh()"),
+}
+ARITY = {"add": 2, "sub": 2, "mul": 2, "dot": 2}
+
+
+def fmt(x) -> str:
+    return f"{x:.8g}"
+
+
+@pytest.fixture(scope="module")
+def worst():
+    """The largest relative error so far, per task; each check reports its task's worst."""
+    return {}
+
+
+@pytest.fixture
+def expect(request, metrics, worst):
+    """expect(received, expected, what): same shape, elementwise relative error <= TOL."""
+    task = request.node.get_closest_marker("task").args[0]
+
+    def expect(received, expected, what, hint=""):
+        expected = np.asarray(expected, dtype=float)
+        received = np.asarray(received, dtype=float)
+        assert received.shape == expected.shape, (
+            f"{what}: expected shape {expected.shape}, received shape {received.shape}{hint}")
+        errors = relative_error(received, expected, FLOOR)
+        errors = np.where(np.isfinite(errors), errors, np.inf)
+        error = float(errors.max(initial=0.0))
+        worst[task] = max(worst.get(task, 0.0), min(error, 1.0))
+        metrics["max_rel_error"] = worst[task]
+        if error > TOL:
+            at = np.unravel_index(int(np.argmax(errors)), errors.shape)
+            raise AssertionError(f"{what}: at [{', '.join(map(str, at))}] expected "
+                                 f"{fmt(expected[at])}, received {fmt(received[at])}{hint}")
+
+    return expect
+
+
+def probe(submission, name, what, **kwargs):
+    """submission.probe, with `what` was being done added to an error of the student's code."""
+    try:
+        return submission.probe(name, **kwargs)
+    except ProbeError as error:
+        if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
+            raise
+        raise ProbeError(f"{error}, {what}") from None
+
+
+# -- named_leaves ----------------------------------------------------------------------------------
+
+def describe(inputs, names, program) -> str:
+    labels = [name or f"x{i}" for i, name in enumerate(names)]
+    texts, binary = list(labels), set()     # binary: registers printed as "x + y" and alike
+    for op, *args in program:
+        operands = [f"({texts[i]})" if i in binary else texts[i] for i in args]
+        texts.append(GRAPH_OPS[op][1](*operands))
+        if op in ("add", "sub", "mul"):
+            binary.add(len(texts) - 1)
+    leaves = ", ".join(f"{label} {np.shape(x)}" + ("" if name else " unnamed")
+                       for label, name, x in zip(labels, names, inputs))
+    return f"out = {texts[-1]} with leaves {leaves}"
+
+
+def check_graph(submission, expect, inputs, names, program, upstream=None):
+    """The student's grad on `program` against dp's, named leaves and all."""
+    inputs = [np.asarray(x, dtype=float) for x in inputs]
+    registers = [Node(x, name) for x, name in zip(inputs, names)]
+    for op, *args in program:
+        registers.append(GRAPH_OPS[op][0](*(registers[i] for i in args)))
+    out = registers[-1]
+    call = "grad(1)" if upstream is None else "grad(G) with a random G"
+    if upstream is None:
+        expected = out.grad(1)
+    else:
+        expected = out.grad(np.asarray(upstream).reshape(out.value.shape))
+    what = describe(inputs, names, program)
+    received = probe(submission, "graph", f"in {call} on {what}", inputs=inputs, names=names,
+                     program=program, upstream=upstream)
+    assert received.get("type") == "dict", (
+        f"{call} on {what} returned a {received.get('type')}, not a dict {{name: gradient}}")
+    got = received["grads"]
+    unnamed = "None" in got
+    assert sorted(got) == sorted(expected), (
+        f"{call} on {what} returned gradients for {sorted(got)}; expected one for every named "
+        f"leaf: {sorted(expected)}"
+        + (" (leaves without a name are constants and get no entry)" if unnamed else ""))
+    for name in expected:
+        expect(got[name], expected[name], f"the gradient of {name!r} from {call} on {what}")
+
+
+def normal(rng, *shape):
+    return rng.normal(size=shape)
+
+
+def sizes(rng, public, k=3) -> list:
+    """k dimensions: 2, 3, 4, ... in the self-check; drawn from 3..7 when grading."""
+    return list(range(2, 2 + k)) if public else [int(d) for d in rng.integers(3, 8, k)]
+
+
+@pytest.mark.task("named_leaves")
+def test_paper_example(submission, rng, public, expect):
+    if public:   # the paper's own numbers
+        a, b = np.array([[1.0, 1, 1], [2, 2, 2]]), np.array([[1.0, 2, 3]])
+    else:
+        m, n = sizes(rng, public, 2)
+        a, b = rng.uniform(-1, 1.5, (m, n)), rng.uniform(-1, 1.5, (1, n))
+    check_graph(submission, expect, [a, b], ["A", "B"], [["mul", 0, 1], ["exp", 2], ["sum", 3]])
+
+
+@pytest.mark.task("named_leaves")
+def test_every_named_leaf_and_no_constant(submission, rng, public, expect):
+    # out = (relu(x.dot(W1) + b1).dot(W2) + b2).sum(), the data x unnamed
+    n, d, h = sizes(rng, public)
+    inputs = [normal(rng, n, d), normal(rng, d, h), normal(rng, 1, h), normal(rng, h, 2),
+              normal(rng, 1, 2)]
+    program = [["dot", 0, 1], ["add", 5, 2], ["relu", 6], ["dot", 7, 3], ["add", 8, 4],
+               ["sum", 9]]
+    check_graph(submission, expect, inputs, [None, "W1", "b1", "W2", "b2"], program)
+
+
+REUSED = {   # name: (program over the leaves a and b, how many leaves)
+    "a*a": ([["mul", 0, 0], ["sum", 1]], 1),
+    "a+a": ([["add", 0, 0], ["sum", 1]], 1),
+    "a.T.dot(a)": ([["T", 0], ["dot", 1, 0], ["sum", 2]], 1),
+    "a*b+a": ([["mul", 0, 1], ["add", 2, 0], ["sum", 3]], 2),
+}
+
+
+@pytest.mark.task("named_leaves")
+@pytest.mark.parametrize("case", REUSED)
+def test_reused_leaf_accumulates(case, submission, rng, public, expect):
+    program, leaves = REUSED[case]
+    m, n = sizes(rng, public, 2)
+    inputs = [normal(rng, m, n) for _ in range(leaves)]
+    check_graph(submission, expect, inputs, ["a", "b"][:leaves], program)
+
+
+@pytest.mark.task("named_leaves")
+def test_diamond(submission, rng, public, expect):
+    # h = a * b reaches the output along two paths: exp(h) and tanh(exp(h)) * h
+    m, n = sizes(rng, public, 2)
+    inputs = [rng.uniform(-1, 1, (m, n)), rng.uniform(-1, 1, (1, n))]
+    program = [["mul", 0, 1], ["exp", 2], ["tanh", 3], ["mul", 4, 2], ["add", 5, 3], ["sum", 6]]
+    check_graph(submission, expect, inputs, ["a", "b"], program)
+
+
+@pytest.mark.task("named_leaves")
+def test_upstream_gradient_of_a_matrix_output(submission, rng, public, expect):
+    m, n, p = sizes(rng, public)
+    inputs = [normal(rng, m, n), normal(rng, n, p)]
+    check_graph(submission, expect, inputs, ["a", "b"], [["dot", 0, 1], ["tanh", 2]],
+                upstream=normal(rng, m, p))
+
+
+@pytest.mark.task("named_leaves")
+def test_deep_chain(submission, rng, public, expect):
+    # h <- tanh(h * w + c), 1,000 times: w and c are used in every step
+    n = sizes(rng, public, 1)[0]
+    inputs = [rng.uniform(-1, 1, (1, n)), rng.uniform(0.5, 1.2, (1, n)),
+              rng.uniform(-0.3, 0.3, (1, n))]
+    program, last = [], 0
+    for _ in range(1000):
+        k = 3 + len(program)
+        program += [["mul", last, 1], ["add", k, 2], ["tanh", k + 1]]
+        last = k + 2
+    program.append(["sum", last])
+    inputs_names = ["h", "w", "c"]
+    check_graph(submission, expect, inputs, inputs_names, program)
+
+
+# -- model_layers ----------------------------------------------------------------------------------
+
+def architecture(rng, public) -> list:
+    """[[factory, n_in, n_out], ...]: ReLU layers, then a linear one."""
+    d, h1, h2, k = (3, 5, 4, 2) if public else [int(v) for v in rng.integers(3, 9, 4)]
+    return [["ReLU_Layer", d, h1], ["ReLU_Layer", h1, h2], ["Linear_Layer", h2, k]]
+
+
+def describe_net(layers) -> str:
+    return ", ".join(f'h{i} = {factory}({n_in}, {n_out}, "h{i}")'
+                     for i, (factory, n_in, n_out) in enumerate(layers))
+
+
+def dp_network(layers, params):
+    """The same network in dp, with the same parameters and loss (mean squared error)."""
+    class Reference(dp.Model):
+        def __init__(self):
+            super().__init__()
+            self.stack = [getattr(self, factory)(n_in, n_out, f"h{i}")
+                          for i, (factory, n_in, n_out) in enumerate(layers)]
+
+        def forward(self, x):
+            h = Node(x)
+            for layer in self.stack:
+                h = layer(h)
+            return h
+
+        def loss(self, x, y):
+            return (self.forward(x) - y).square().mean()
+
+    net = Reference()
+    net.set_param(params)
+    return net
+
+
+def random_params(rng, layers) -> dict:
+    params = {}
+    for i, (_, n_in, n_out) in enumerate(layers):
+        params[f"h{i}_W"] = rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_out))
+        params[f"h{i}_b"] = rng.normal(0, 0.5, (1, n_out))
+    return params
+
+
+def network_case(rng, public):
+    layers = architecture(rng, public)
+    params = random_params(rng, layers)
+    n = 4 if public else int(rng.integers(5, 12))
+    x = rng.normal(size=(n, layers[0][1]))
+    y = rng.normal(size=(n, layers[-1][2]))
+    return layers, params, x, y
+
+
+def check_names(received: dict, params: dict, what: str):
+    assert "__type__" not in received, f"{what} returned a {received['__type__']}, not a dict"
+    assert sorted(received) == sorted(params), (
+        f"{what} returned parameters {sorted(received)}; expected {sorted(params)} (a layer "
+        f'named "h0" has the parameters "h0_W" and "h0_b")')
+    for name, value in params.items():
+        assert received[name].shape == value.shape, (
+            f"{what}: {name!r} has shape {received[name].shape}; expected {value.shape} "
+            f"(W is (n_in, n_out), b is (1, n_out))")
+
+
+@pytest.mark.task("model_layers")
+def test_layers_have_named_parameters(submission, rng, public):
+    layers, params, _, _ = network_case(rng, public)
+    what = f"get_param() of a new network with {describe_net(layers)}"
+    received = probe(submission, "initial_params", f"in a network with {describe_net(layers)}",
+                     layers=layers)
+    check_names(received, params, what)
+    for i in range(len(layers)):
+        weights = received[f"h{i}_W"]
+        assert np.all(np.isfinite(weights)) and np.ptp(weights) > 0, (
+            f"{what}: the weights h{i}_W all start with the same value; draw them at random, "
+            f"or every unit of the layer computes the same thing")
+
+
+def after_set_param(submission, rng, public):
+    """A network of the grader's after set_param(params), as the model_params probe saw it."""
+    layers, params, x, _ = network_case(rng, public)
+    where = f"a network with {describe_net(layers)}"
+    received = probe(submission, "model_params", f"in {where}", layers=layers, params=params, x=x)
+    return layers, params, x, where, received
+
+
+def expect_params(expect, received, params, what, hint=""):
+    check_names(received, params, what)
+    for name, value in params.items():
+        expect(received[name], value, f"{name!r} of {what}", hint=hint)
+
+
+@pytest.mark.task("model_layers")
+def test_set_param_changes_the_forward_pass(submission, rng, public, expect):
+    layers, params, x, where, received = after_set_param(submission, rng, public)
+    expect_params(expect, received["after"], params, f"get_param() after set_param on {where}")
+    expect(received["output"], dp_network(layers, params).forward(x).value,
+           f"forward(x) with x of shape {x.shape} after set_param on {where} (does set_param "
+           f"change the parameters the layers use, and do ReLU layers apply the ReLU?)")
+
+
+@pytest.mark.task("model_layers")
+def test_get_param_returns_copies(submission, rng, public, expect):
+    _, params, _, where, received = after_set_param(submission, rng, public)
+    expect_params(expect, received["again"], params,
+                  f"get_param() on {where}, after the caller added 1 (in place) to the arrays "
+                  f"of an earlier get_param()",
+                  hint=" -- get_param must return copies, not the model's own arrays")
+
+
+@pytest.mark.task("model_layers")
+@pytest.mark.parametrize("depth", [1, 3])
+def test_get_grad(depth, submission, rng, public, expect):
+    layers, params, x, y = network_case(rng, public)
+    layers = layers[-depth:]
+    layers[0] = [layers[0][0], x.shape[1], layers[0][2]]
+    params = random_params(rng, layers)
+    where = f"a network with {describe_net(layers)} and the mean squared error as its loss"
+    received = probe(submission, "model_grad", f"in get_grad on {where}", layers=layers,
+                     params=params, x=x, y=y)
+    reference = dp_network(layers, params)
+    grads, loss = reference.get_grad(x, y)
+    assert received.get("type") == "dict", (
+        f"get_grad(x, y) on {where} returned {received.get('type')} gradients, not a dict")
+    assert sorted(received["grads"]) == sorted(grads), (
+        f"get_grad(x, y) on {where} returned gradients for {sorted(received['grads'])}; "
+        f"expected one for every parameter: {sorted(grads)}")
+    expect(received["loss"], loss, f"the loss that get_grad(x, y) returns on {where}")
+    for name, value in grads.items():
+        expect(received["grads"][name], value, f"get_grad(x, y)[0][{name!r}] on {where}")
+
+
+# -- training_loop ---------------------------------------------------------------------------------
+
+TOY_LAYERS = ["h1", "h2"]
+TOY_HIDDEN = 32
+
+
+def toy_loss(params, x, y) -> float:
+    """The mean squared error of the network relu(x W1 + b1) W2 + b2, in NumPy."""
+    hidden = np.maximum(x @ params["h1_W"] + params["h1_b"], 0)
+    return float(np.mean((hidden @ params["h2_W"] + params["h2_b"] - y) ** 2))
+
+
+def toy_problem(rng):
+    """64 points x in [-1, 1], y a sine wave with an offset, and He-initialised parameters of a
+    1 -> 32 -> 1 network: redrawn until the initial loss is at least 1, so that training has
+    to do the work."""
+    while True:
+        x = rng.uniform(-1, 1, (64, 1))
+        amplitude, frequency = rng.uniform(0.5, 1.5), rng.uniform(1, 3)
+        phase = rng.uniform(0, 2 * np.pi)
+        y = amplitude * np.sin(frequency * x + phase) + rng.uniform(1, 2) * rng.choice([-1, 1])
+        params = {"h1_W": rng.normal(0, np.sqrt(2), (1, TOY_HIDDEN)),
+                  "h1_b": np.zeros((1, TOY_HIDDEN)),
+                  "h2_W": rng.normal(0, np.sqrt(1 / TOY_HIDDEN), (TOY_HIDDEN, 1)),
+                  "h2_b": np.zeros((1, 1))}
+        if toy_loss(params, x, y) >= 1:
+            return x, y, params
+
+
+@pytest.mark.task("training_loop")
+def test_training_reaches_the_target_loss(submission, rng, assignment, metrics):
+    x, y, params = toy_problem(rng)
+    received = probe(submission, "train", "in train(net, x, y) on the toy problem",
+                     names=TOY_LAYERS, params=params, x=x, y=y)
+    final = toy_loss(received["params"], x, y)
+    metrics["final_loss"] = final
+    initial, target = toy_loss(params, x, y), assignment.thresholds["toy_loss"]
+    if not np.isfinite(final) or final > initial:
+        hint = (" -- the loss grew: step against the gradient (param - lr * grad), and if it "
+                "still grows, take a smaller learning rate")
+    elif final > 0.5 * initial:
+        hint = (" -- the loss hardly moved: is set_param called with the new parameters, and "
+                "is the learning rate large enough?")
+    else:
+        hint = " -- a larger learning rate or more steps"
+    assert final <= target, (
+        f"train(net, x, y) on the toy problem (64 points, a 1-32-1 ReLU network): the mean "
+        f"squared error went from {initial:.4g} to {final:.4g}, above the target {target}{hint}")
+
+
+@pytest.mark.task("training_loop")
+def test_training_returns_the_losses(submission, rng):
+    x, y, params = toy_problem(rng)
+    received = probe(submission, "train", "in train(net, x, y) on the toy problem",
+                     names=TOY_LAYERS, params=params, x=x, y=y)
+    losses = received["losses"]
+    assert losses is not None and len(losses) > 0, (
+        "train(net, x, y) must return the list of the losses, one number per step")
+    initial = toy_loss(params, x, y)
+    assert abs(losses[0] - initial) <= 1e-6 * initial, (
+        f"train(net, x, y): the first loss it returned is {losses[0]:.6g}, but the loss of the "
+        f"initial parameters is {initial:.6g}; return the loss that get_grad gives at each step")

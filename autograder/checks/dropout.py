@@ -1,0 +1,197 @@
+"""Checks of 07 dropout: inverted dropout in training (statistics over many draws), its gradient
+(the same mask and scale as the output), and the identity in evaluation mode.
+
+The masks are random, so the forward checks are statistical, with tolerances of several standard
+deviations; the backward check needs no statistics: for whatever mask the forward pass drew, the
+gradient of sum(u * y) must be u * y / x exactly.
+"""
+import numpy as np
+import pytest
+
+EXACT = 1e-12      # "exactly": values both sides compute as x / (1 - p) in float64
+SIGMAS = 6         # statistical tolerance, in standard deviations
+
+
+def random_p(rng, public) -> float:
+    """A drop probability; never close to 0.5, where p and 1 - p cannot be told apart."""
+    if public:
+        return 0.3
+    return float(rng.uniform(0.1, 0.4) if rng.random() < 0.5 else rng.uniform(0.6, 0.8))
+
+
+def random_input(rng, public) -> np.ndarray:
+    """An (n, d) input with every |x| >= 0.5, so that y / x tells the scale of every unit."""
+    shape = (4, 5) if public else (int(rng.integers(3, 12)), int(rng.integers(4, 16)))
+    return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.5, 2.0, shape)
+
+
+def _seed(rng) -> int:
+    return int(rng.integers(2 ** 31))
+
+
+def _values(out, what, shape) -> np.ndarray:
+    assert out["values"] is not None, (
+        f"{what} must return a Node with the input's shape {tuple(shape)}; it returned a "
+        f"{out['type']} of shape {tuple(out['shape'])}")
+    return out["values"]
+
+
+def _index(flat, shape) -> tuple:
+    return tuple(int(i) for i in np.unravel_index(int(flat), shape))
+
+
+# -- dropout_forward ------------------------------------------------------------------------------
+@pytest.fixture
+def draws(submission, rng, public):
+    """(p, x, outputs of 2,000 training-mode calls of one seeded layer on x)."""
+    p, x = random_p(rng, public), random_input(rng, public)
+    out = submission.probe("train_outputs", p=p, x=x, seed=_seed(rng), draws=2000)
+    return p, x, _values(out, f"MyDropout({p:.3f}) in training mode", x.shape)
+
+
+@pytest.mark.task("dropout_forward")
+def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
+    p, x, values = draws
+    scale = values / x
+    kept = np.abs(scale) > EXACT
+    assert np.all(np.isfinite(values)), "the output contains NaN or infinite values"
+    assert kept.any(), f"with p = {p:.3f} every unit was dropped in every one of {len(values)} calls"
+    error = np.abs(scale[kept] - 1 / (1 - p)) * (1 - p)
+    metrics["max_scale_error"] = float(error.max())
+    if error.max() > EXACT:
+        seen = np.unique(scale[kept].round(6))[:4]
+        hint = {1.0: "the kept units are not rescaled: divide by the keep probability 1 - p",
+                round(1 / p, 6): "the kept units are divided by p; divide by 1 - p, the keep probability",
+                round(1 - p, 6): "the kept units are multiplied by 1 - p; divide by it instead"}
+        hint = next((h for s, h in hint.items() if np.isclose(seen[0], s, rtol=1e-6)), "")
+        raise AssertionError(
+            f"with p = {p:.3f}, every output must be 0 or x / (1 - p) = {1 / (1 - p):.4f} * x; "
+            f"yours has y / x = {', '.join(f'{s:g}' for s in seen)}" + (f": {hint}" if hint else ""))
+
+
+@pytest.mark.task("dropout_forward")
+def test_masks_are_new_for_every_call_and_come_from_rng(draws, submission, rng):
+    p, x, values = draws
+    masks = (values != 0).reshape(len(values), -1)
+    repeated = float(np.mean(np.all(masks[1:] == masks[:-1], axis=1)))
+    # two independent masks of N units agree with probability (p^2 + (1-p)^2)^N, below 0.1 here
+    assert repeated < 0.5, (
+        f"in {len(masks):,} calls of one layer, {repeated:.0%} of the masks were the same as the "
+        f"one before: draw a new mask on every call")
+    seed = _seed(rng)
+    first, again = (_values(submission.probe("train_outputs", p=p, x=x, seed=seed, draws=3),
+                            f"MyDropout({p:.3f})", x.shape) for _ in range(2))
+    assert np.array_equal(first, again), (
+        "two layers MyDropout(p, np.random.default_rng(seed)) with the same seed gave different "
+        "outputs: draw every random number from self.rng")
+    other = _values(submission.probe("train_outputs", p=p, x=x, seed=seed + 1, draws=3),
+                    f"MyDropout({p:.3f})", x.shape)
+    assert not np.array_equal(first, other), (
+        "layers with different seeds gave the same outputs: draw the mask from self.rng")
+
+
+@pytest.mark.task("dropout_forward")
+def test_fraction_dropped_is_p(draws, metrics):
+    p, x, values = draws
+    dropped = float(np.mean(values == 0))
+    metrics["fraction_dropped"] = dropped
+    sigma = np.sqrt(p * (1 - p) / values.size)
+    assert abs(dropped - p) < SIGMAS * sigma + 1e-3, (
+        f"with p = {p:.3f}, a fraction {dropped:.4f} of {values.size:,} outputs was 0; expected "
+        f"about p = {p:.3f}" + (" (1 - p: p is the probability to *drop* a unit)"
+                                if abs(dropped - (1 - p)) < SIGMAS * sigma + 1e-3 else ""))
+
+
+@pytest.mark.task("dropout_forward")
+def test_mean_over_many_draws_is_the_input(draws, metrics):
+    p, x, values = draws
+    ratio = (values / x).mean(axis=0)        # per unit: mean of y / x, expected 1
+    sigma_unit = np.sqrt(p / (1 - p) / len(values))
+    sigma_all = sigma_unit / np.sqrt(ratio.size)
+    metrics["mean_output_over_input"] = float(ratio.mean())
+    assert abs(ratio.mean() - 1) < SIGMAS * sigma_all + 1e-3, (
+        f"with p = {p:.3f}, the mean of y / x over {len(values):,} calls and all units is "
+        f"{ratio.mean():.4f}; inverted dropout preserves the expectation, E[y] = x, so it must "
+        f"be about 1")
+    worst = int(np.argmax(np.abs(ratio - 1)))
+    assert abs(ratio.flat[worst] - 1) < SIGMAS * sigma_unit, (
+        f"with p = {p:.3f}, unit {_index(worst, x.shape)} has a mean output of "
+        f"{ratio.flat[worst] * x.flat[worst]:.4f} over {len(values):,} calls, for the input "
+        f"{x.flat[worst]:.4f}: is every unit dropped independently?")
+
+
+# -- dropout_backward -----------------------------------------------------------------------------
+@pytest.mark.task("dropout_backward")
+def test_gradient_is_the_upstream_masked_and_scaled_like_the_output(submission, rng, public, metrics):
+    for _ in range(3):
+        p, x = random_p(rng, public), random_input(rng, public)
+        u = rng.normal(size=x.shape)
+        out = submission.probe("train_gradient", p=p, x=x, u=u, seed=_seed(rng))
+        assert out["is_node"], (
+            f"forward(x) must return a Node (use custom_op), not a {out['type']}: no gradient "
+            f"can flow back through it")
+        assert out["value"].shape == x.shape, (
+            f"forward(x) returned shape {out['value'].shape} for an input of shape {x.shape}")
+        assert out["grad"] is not None, (
+            "no gradient reaches x through forward(x): build the output with "
+            "custom_op(\"dropout\", value, (x, backward))")
+        grad, expected = out["grad"], u * out["value"] / x
+        assert grad.shape == x.shape, f"the gradient has shape {grad.shape}, not x's {x.shape}"
+        error = float(np.max(np.abs(grad - expected) / (np.abs(grad) + np.abs(expected) + 1e-300),
+                             initial=0.0, where=(grad != expected)))
+        metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))
+        if error < 1e-10:
+            continue
+        scale, kept = out["value"] / x, np.abs(out["value"]) > 0
+        if np.allclose(grad, u):
+            hint = "it is the upstream gradient itself: multiply it by the scale s = m / (1 - p)"
+        elif np.allclose(grad, u * kept):
+            hint = "it is masked but not scaled by 1 / (1 - p)"
+        elif np.any((grad != 0) != kept):
+            hint = ("it is zero for other units than the output: use the mask of the forward pass, "
+                    "not a new one")
+        else:
+            hint = ""
+        i = _index(np.argmax(np.abs(grad - expected)), x.shape)
+        raise AssertionError(
+            f"with p = {p:.3f}, for L = sum(u * y) the gradient at {i} is {grad[i] + 0.0:.4g}; expected "
+            f"u * y / x = {u[i]:.4g} * {scale[i]:.4g} = {expected[i]:.4g} (the same mask and scale "
+            f"as the output)" + (f"; {hint}" if hint else ""))
+
+
+# -- dropout_eval ---------------------------------------------------------------------------------
+@pytest.mark.task("dropout_eval")
+def test_evaluation_mode_is_the_identity(submission, rng, public):
+    p, x = random_p(rng, public), random_input(rng, public)
+    u = rng.normal(size=x.shape)
+    out = submission.probe("eval_gradient", p=p, x=x, u=u, seed=_seed(rng))
+    got = out["value"]
+    assert got.shape == x.shape, f"in evaluation mode forward(x) returned shape {got.shape}, not {x.shape}"
+    if not np.array_equal(got, x):
+        ratio = np.unique((got / x).round(6))[:4]
+        hint = (f"it is x * {ratio[0]:g} = x * (1 - p): that is the old, non-inverted dropout; "
+                f"inverted dropout already scaled in training" if np.allclose(got, x * (1 - p))
+                else "units are still dropped: check self.training" if np.any(got == 0)
+                else f"y / x = {', '.join(f'{r:g}' for r in ratio)}")
+        raise AssertionError(f"with training = False, forward(x) must return x unchanged; {hint}")
+    assert np.array_equal(out["second"], x), "a second call in evaluation mode changed the output"
+    assert out["grad"] is not None and np.allclose(out["grad"], u, rtol=1e-12, atol=0), (
+        "in evaluation mode the gradient with respect to x must be the upstream gradient")
+
+
+@pytest.mark.task("dropout_eval")
+def test_evaluation_mode_draws_no_random_numbers(submission, rng, public):
+    p, x = random_p(rng, public), random_input(rng, public)
+    out = submission.probe("eval_gradient", p=p, x=x, u=np.ones_like(x), seed=_seed(rng))
+    assert not out["drew_random_numbers"], (
+        "in evaluation mode the layer drew random numbers from its rng: it must not draw a mask")
+
+
+@pytest.mark.task("dropout_eval")
+def test_model_eval_switches_the_layer_off(submission, rng, public):
+    p, x = random_p(rng, public), random_input(rng, public)
+    out = submission.probe("model_eval", p=p, x=x, seed=_seed(rng))
+    assert not out["training"], (
+        "net.eval() did not set the layer's `training` to False: MyDropout must be a dp.Layer")
+    assert np.array_equal(out["value"], x), (
+        "in a dp Model switched to evaluation mode with net.eval(), the layer changed its input")

@@ -1,0 +1,309 @@
+"""Checks of 02 matrix autodiff: the student's Tensor operations against dp, on hidden shapes.
+
+The in-notebook self-check (`public`) uses small fixed dimensions (3, 4, 2). Grading draws
+every dimension from `rng` in 5..9, so the graded shapes are never the ones the notebook was
+tried on, and they differ from student to student. Every input matrix and the upstream
+gradient are drawn here too. Backprop starts from a random upstream gradient G (the loss is
+sum(G * out)), never from all ones, which would let a sum whose backward returns ones pass.
+The expected values come from dp on the same expression. Each check uses only the operations
+of its own task (see autograder/probes/matrix_autodiff.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autograder.sandbox import ProbeError
+from dp import Node, relative_error
+
+TOL = 1e-6     # float64 formulas agree with dp to ~1e-13; a wrong gradient misses by far more
+FLOOR = 1e-6   # |received - expected| / max(|received| + |expected|, FLOOR), elementwise
+PUBLIC_DIMS = (3, 4, 2)
+HIDDEN_DIMS = (5, 10)        # grading: each dimension drawn from 5..9
+NAMES = "abc"
+SUM_HINT = (" -- a sum over an axis keeps that axis with length 1: an (m, n) matrix summed "
+            "over axis 0 is (1, n), over axis 1 (m, 1), and the sum of all entries is (1, 1)")
+OVERFLOW_HINT = (" -- NaN or inf: e^z overflows (or every e^z rounds to 0) for logits near "
+                 "+-1000; subtract each row's maximum before exp")
+
+# op -> (dp function, number of Node operands, how to print it)
+DP_OPS = {
+    "dot": (lambda a, b: a.dot(b), 2, lambda a, b: f"{a}.dot({b})"),
+    "T": (lambda a: a.T, 1, lambda a: f"{a}.T"),
+    "transpose": (lambda a: a.transpose(), 1, lambda a: f"{a}.transpose()"),
+    "add": (lambda a, b: a + b, 2, lambda a, b: f"{a} + {b}"),
+    "mul": (lambda a, b: a * b, 2, lambda a, b: f"{a} * {b}"),
+    "plus_number": (lambda a, c: a + c, 1, lambda a, c: f"{a} + {c:.4g}"),
+    "number_plus": (lambda a, c: c + a, 1, lambda a, c: f"{c:.4g} + {a}"),
+    "times_number": (lambda a, c: a * c, 1, lambda a, c: f"{a} * {c:.4g}"),
+    "number_times": (lambda a, c: c * a, 1, lambda a, c: f"{c:.4g} * {a}"),
+    "sum": (lambda a, axis=None: a.sum(axis=axis), 1,
+            lambda a, axis=None: f"{a}.sum()" if axis is None else f"{a}.sum(axis={axis})"),
+    "softmax": (lambda a: a.softmax(), 1, lambda a: f"{a}.softmax()"),
+    "log": (lambda a: a.log(), 1, lambda a: f"{a}.log()"),
+}
+
+INFIX = {"add", "mul", "plus_number", "number_plus", "times_number", "number_times"}
+
+
+def dims(rng, public) -> tuple:
+    """(m, n, p): the self-check's fixed small dimensions, or hidden ones drawn from rng."""
+    if public:
+        return PUBLIC_DIMS
+    return tuple(int(d) for d in rng.integers(*HIDDEN_DIMS, size=3))
+
+
+def fmt(x) -> str:
+    return f"{x:.8g}"
+
+
+def show(matrix) -> str:
+    return np.array2string(np.asarray(matrix), precision=5, separator=", ",
+                           max_line_width=120).replace("\n", "")
+
+
+@pytest.fixture(scope="module")
+def worst():
+    """The largest relative error so far, per task; each check reports its task's worst."""
+    return {}
+
+
+@pytest.fixture
+def expect(request, metrics, worst):
+    """expect(received, expected, what): same shape, elementwise relative error <= TOL."""
+    task = request.node.get_closest_marker("task").args[0]
+
+    def expect(received, expected, what, shape_hint="", nan_hint=""):
+        expected = np.asarray(expected, dtype=float)
+        assert received is not None, f"{what}: no gradient arrived (grad is None)"
+        received = np.asarray(received, dtype=float)
+        assert received.shape == expected.shape, (
+            f"{what}: expected a matrix of shape {expected.shape}, received shape "
+            f"{received.shape}{shape_hint}")
+        errors = relative_error(received, expected, FLOOR)
+        errors = np.where(np.isfinite(errors), errors, np.inf)
+        error = float(errors.max(initial=0.0))
+        worst[task] = max(worst.get(task, 0.0), min(error, 1.0))
+        metrics["max_rel_error"] = worst[task]
+        if error > TOL:
+            at = np.unravel_index(int(np.argmax(errors)), errors.shape)
+            at_text = f"[{', '.join(map(str, at))}]"
+            whole = (f"; expected {show(expected)}, received {show(received)}"
+                     if expected.size <= 12 else "")
+            raise AssertionError(
+                f"{what}: at {at_text} expected {fmt(expected[at])}, received {fmt(received[at])}"
+                f"{whole}{'' if np.all(np.isfinite(received)) else nan_hint}")
+
+    return expect
+
+
+def describe(program, inputs) -> str:
+    """'a.dot(b) with a of shape (5, 7) and b of shape (7, 6)'."""
+    texts, binary = list(NAMES[:len(inputs)]), set()   # binary: registers printed as "a + b"
+    for op, *args in program:
+        _, arity, show_op = DP_OPS[op]
+        operands = [f"({texts[i]})" if i in binary else texts[i] for i in args[:arity]]
+        texts.append(show_op(*operands, *args[arity:]))
+        if op in INFIX:
+            binary.add(len(texts) - 1)
+    shapes = " and ".join(f"{NAMES[i]} of shape {np.shape(x)}" for i, x in enumerate(inputs))
+    return f"{texts[-1]} with {shapes}"
+
+
+def dp_program(inputs, program, upstream_rng):
+    """dp's value of the program (2-D, as the notebook's Tensors are), a random upstream
+    gradient of that shape, and dp's gradient of every input."""
+    leaves = [Node(x, NAMES[i]) for i, x in enumerate(inputs)]
+    registers = list(leaves)
+    for op, *args in program:
+        function, arity, _ = DP_OPS[op]
+        registers.append(function(*(registers[i] for i in args[:arity]), *args[arity:]))
+    out = registers[-1]
+    value = out.value.reshape((1, 1)) if out.value.ndim == 0 else out.value
+    upstream = upstream_rng.normal(size=value.shape)
+    grads = out.grad(upstream.reshape(out.value.shape))
+    return value, upstream, [grads.get(NAMES[i], np.zeros_like(x)) for i, x in enumerate(inputs)]
+
+
+def check_program(submission, rng, expect, inputs, program, shape_hint="", nan_hint=""):
+    """Run `program` on the student's Tensors and on dp's Nodes; compare value and gradients."""
+    inputs = [np.asarray(x, dtype=float) for x in inputs]
+    value, upstream, grads = dp_program(inputs, program, rng)
+    what = describe(program, inputs)
+    try:
+        received = submission.probe("run", inputs=inputs, program=program, upstream=upstream)
+    except ProbeError as error:
+        if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
+            raise
+        raise ProbeError(f"{error}, computing {what}") from None
+    assert received.get("type") == "Tensor", (
+        f"{what} returned a {received.get('type')}, not a Tensor")
+    expect(received["value"], value, f"the value of {what}", shape_hint, nan_hint)
+    for name, got, want in zip(NAMES, received["grads"], grads):
+        expect(got, want, f"dL/d{name} for L = sum(G * out), out = {what}, G random",
+               nan_hint=nan_hint)
+
+
+def normal(rng, *shape):
+    return rng.normal(size=shape)
+
+
+# -- matrix_dot_transpose --------------------------------------------------------------------------
+
+@pytest.mark.task("matrix_dot_transpose")
+def test_dot(submission, rng, public, expect):
+    m, n, p = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, m, n), normal(rng, n, p)], [["dot", 0, 1]])
+
+
+SLIM = {"row_times_matrix": lambda m, n, p: ((1, n), (n, p)),
+        "matrix_times_column": lambda m, n, p: ((m, n), (n, 1)),
+        "row_times_column": lambda m, n, p: ((1, n), (n, 1)),
+        "column_times_row": lambda m, n, p: ((m, 1), (1, p))}
+
+
+@pytest.mark.task("matrix_dot_transpose")
+@pytest.mark.parametrize("case", SLIM)
+def test_dot_with_rows_and_columns(case, submission, rng, public, expect):
+    a, b = SLIM[case](*dims(rng, public))
+    check_program(submission, rng, expect, [normal(rng, *a), normal(rng, *b)], [["dot", 0, 1]])
+
+
+@pytest.mark.task("matrix_dot_transpose")
+def test_dot_of_square_matrices(submission, rng, public, expect):
+    # every gradient has the right shape here, so only the values can catch a mistake
+    n = dims(rng, public)[0]
+    check_program(submission, rng, expect, [normal(rng, n, n), normal(rng, n, n)], [["dot", 0, 1]])
+
+
+@pytest.mark.task("matrix_dot_transpose")
+@pytest.mark.parametrize("spelling", ["T", "transpose"])
+def test_transpose(spelling, submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, m, n)], [[spelling, 0]])
+    check_program(submission, rng, expect, [normal(rng, n, n)], [[spelling, 0]])
+
+
+@pytest.mark.task("matrix_dot_transpose")
+def test_gram_matrix_uses_a_twice(submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, m, n)], [["T", 0], ["dot", 1, 0]])
+
+
+@pytest.mark.task("matrix_dot_transpose")
+def test_dot_with_a_transposed_operand(submission, rng, public, expect):
+    m, n, p = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, m, n), normal(rng, p, n)],
+                  [["T", 1], ["dot", 0, 2]])
+
+
+# -- broadcast_add_mul ---------------------------------------------------------------------------
+
+BROADCASTS = {"same_shape": lambda m, n: ((m, n), (m, n)),
+              "row": lambda m, n: ((m, n), (1, n)),
+              "column": lambda m, n: ((m, n), (m, 1)),
+              "one_by_one": lambda m, n: ((m, n), (1, 1)),
+              "row_on_the_left": lambda m, n: ((1, n), (m, n)),
+              "column_on_the_left": lambda m, n: ((m, 1), (m, n)),
+              "column_and_row": lambda m, n: ((m, 1), (1, n))}
+
+
+@pytest.mark.task("broadcast_add_mul")
+@pytest.mark.parametrize("case", BROADCASTS)
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_broadcasting(op, case, submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    a, b = BROADCASTS[case](m, n)
+    check_program(submission, rng, expect, [normal(rng, *a), normal(rng, *b)], [[op, 0, 1]])
+
+
+@pytest.mark.task("broadcast_add_mul")
+@pytest.mark.parametrize("op", ["plus_number", "number_plus", "times_number", "number_times"])
+def test_with_a_python_number(op, submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    number = float(rng.uniform(0.5, 2) * rng.choice([-1, 1]))
+    check_program(submission, rng, expect, [normal(rng, m, n)], [[op, 0, number]])
+
+
+@pytest.mark.task("broadcast_add_mul")
+def test_bias_row_used_twice(submission, rng, public, expect):
+    # out = a * b + b: the row b is broadcast in two operations; both shares add up
+    m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, m, n), normal(rng, 1, n)],
+                  [["mul", 0, 1], ["add", 2, 1]])
+
+
+# -- matrix_sums ---------------------------------------------------------------------------------
+
+@pytest.mark.task("matrix_sums")
+@pytest.mark.parametrize("axis", [None, 0, 1], ids=["all", "axis0", "axis1"])
+def test_sum(axis, submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, m, n)], [["sum", 0, axis]],
+                  shape_hint=SUM_HINT)
+
+
+SLIM_SUMS = {"row_over_axis1": ((1, "n"), 1), "column_over_axis0": (("m", 1), 0),
+             "row_over_axis0": ((1, "n"), 0), "column_over_all": (("m", 1), None)}
+
+
+@pytest.mark.task("matrix_sums")
+@pytest.mark.parametrize("case", SLIM_SUMS)
+def test_sum_of_a_row_or_column(case, submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    shape, axis = SLIM_SUMS[case]
+    shape = tuple({"m": m, "n": n}.get(d, d) for d in shape)
+    check_program(submission, rng, expect, [normal(rng, *shape)], [["sum", 0, axis]],
+                  shape_hint=SUM_HINT)
+
+
+@pytest.mark.task("matrix_sums")
+@pytest.mark.parametrize("first", [0, 1], ids=["axis0_then_all", "axis1_then_all"])
+def test_sum_of_a_sum(first, submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, m, n)],
+                  [["sum", 0, first], ["sum", 1, None]], shape_hint=SUM_HINT)
+
+
+# -- softmax_log ---------------------------------------------------------------------------------
+
+@pytest.mark.task("softmax_log")
+def test_softmax(submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [2 * normal(rng, m, n)], [["softmax", 0]],
+                  nan_hint=OVERFLOW_HINT)
+
+
+@pytest.mark.task("softmax_log")
+def test_softmax_of_a_single_row(submission, rng, public, expect):
+    _, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [2 * normal(rng, 1, n)], [["softmax", 0]],
+                  nan_hint=OVERFLOW_HINT)
+
+
+LARGE = {"near_plus_1000": lambda rng, m: np.full((m, 1), 1000.0),
+         "near_minus_1000": lambda rng, m: np.full((m, 1), -1000.0),
+         "rows_far_apart": lambda rng, m: rng.choice([-1000.0, 0.0, 1000.0], (m, 1))}
+
+
+@pytest.mark.task("softmax_log")
+@pytest.mark.parametrize("logits", LARGE)
+def test_softmax_of_large_logits(logits, submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    z = LARGE[logits](rng, m) + 3 * normal(rng, m, n)
+    check_program(submission, rng, expect, [z], [["softmax", 0]],
+                  nan_hint=OVERFLOW_HINT)
+
+
+@pytest.mark.task("softmax_log")
+def test_log(submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [rng.uniform(0.2, 3.0, (m, n))], [["log", 0]])
+
+
+@pytest.mark.task("softmax_log")
+def test_log_of_softmax_of_large_logits(submission, rng, public, expect):
+    m, n, _ = dims(rng, public)
+    z = 1000.0 + 2 * normal(rng, m, n)
+    check_program(submission, rng, expect, [z], [["softmax", 0], ["log", 1]],
+                  nan_hint=OVERFLOW_HINT)

@@ -1,0 +1,71 @@
+"""Probes of 07 dropout: the student's MyDropout layer, seeded by the grader, in training and in
+evaluation mode. The layer's random numbers come from a Generator made here from the grader's
+seed, so a draw can be repeated."""
+import numpy as np
+
+import dp
+from dp import Node
+
+
+def _layer(ns, p, seed, training=True):
+    layer = ns["MyDropout"](p, np.random.default_rng(seed))
+    layer.training = training
+    return layer
+
+
+def _output(out) -> dict:
+    """A layer's output as plain data: its value, and whether it is a Node at all."""
+    value = out.value if isinstance(out, Node) else out
+    return {"value": np.asarray(value, dtype=float), "is_node": isinstance(out, Node),
+            "type": type(out).__name__}
+
+
+def _gradient(out, u):
+    """d sum(u * out) / dx for the leaf named "x", or None when no gradient reaches x."""
+    if not isinstance(out, Node) or out.shape != np.shape(u):
+        return None
+    grad = (out * u).sum().grad(1).get("x")
+    return None if grad is None else np.asarray(grad, dtype=float)
+
+
+def train_outputs(ns, p, x, seed, draws):
+    """`draws` outputs of one layer in training mode on the same input: shape (draws, *x.shape)."""
+    layer = _layer(ns, p, seed)
+    outputs = [_output(layer(Node(x, "x"))) for _ in range(draws)]
+    bad = next((o for o in outputs if o["value"].shape != np.shape(x)), None)
+    if bad is not None:
+        return {"values": None, "shape": list(bad["value"].shape), "type": bad["type"]}
+    return {"values": np.stack([o["value"] for o in outputs]), "shape": list(np.shape(x)),
+            "type": outputs[0]["type"]}
+
+
+def train_gradient(ns, p, x, u, seed):
+    """One forward pass in training mode, and the gradient of sum(u * output) with respect to x."""
+    out = _layer(ns, p, seed)(Node(x, "x"))
+    return {**_output(out), "grad": _gradient(out, u)}
+
+
+def eval_gradient(ns, p, x, u, seed):
+    """Two forward passes in evaluation mode, the gradient of sum(u * output) with respect to x,
+    and whether the layer drew random numbers."""
+    rng = np.random.default_rng(seed)
+    before = rng.bit_generator.state
+    layer = ns["MyDropout"](p, rng)
+    layer.training = False
+    first, second = layer(Node(x, "x")), layer(Node(x, "x"))
+    return {**_output(first), "second": _output(second)["value"], "grad": _gradient(first, u),
+            "drew_random_numbers": rng.bit_generator.state != before}
+
+
+def model_eval(ns, p, x, seed):
+    """The layer inside a dp Model switched to evaluation mode with `net.eval()`."""
+    class Net(dp.Model):
+        def __init__(self):
+            super().__init__()
+            self.drop = ns["MyDropout"](p, np.random.default_rng(seed))
+
+        def forward(self, x):
+            return self.drop(x)
+
+    net = Net().eval()
+    return {**_output(net.forward(Node(x, "x"))), "training": bool(net.drop.training)}

@@ -1,0 +1,48 @@
+"""Mutants of 03 DP library: the mistakes of a first library layer on top of autodiff."""
+from tests.grading import Mutant
+
+A = "03_dp_library"
+
+MUTANTS = [
+    # named_leaves
+    Mutant(A, "named_leaves", "only_the_last_leaf",
+           "            named[node.name] = g_node\n", "            named = {node.name: g_node}\n",
+           "grad(1) starts a new dict at every named leaf: only the last one visited is returned"),
+    Mutant(A, "named_leaves", "no_accumulation",
+           "grads[id(parent)] = grads.get(id(parent), 0) + grad_fn(g_node)",
+           "grads[id(parent)] = grad_fn(g_node)",
+           "a node used twice keeps only the last share of its gradient"),
+    Mutant(A, "named_leaves", "unnamed_leaves_included",
+           "if node.name is not None and not node.parents:", "if not node.parents:",
+           "constants (leaves without a name) get an entry, under None"),
+    Mutant(A, "named_leaves", "upstream_ignored",
+           "grads = {id(self): np.ones(self.shape) * g}", "grads = {id(self): np.ones(self.shape)}",
+           "grad(g) always starts from 1"),
+    # model_layers
+    Mutant(A, "model_layers", "set_param_stores_a_copy",
+           "            own[name].value = np.array(value, dtype=float)\n",
+           "            own[name] = Node(np.array(value, dtype=float), name)\n",
+           "set_param replaces the entry of a dict of its own: the layers never see the values"),
+    Mutant(A, "model_layers", "get_param_aliasing",
+           "return {name: node.value.copy() for name, node in self.parameters().items()}",
+           "return {name: node.value for name, node in self.parameters().items()}",
+           "get_param hands out the model's own arrays: changing them changes the model"),
+    Mutant(A, "model_layers", "relu_layer_is_linear",
+           'return Layer(n_in, n_out, name, "relu")', "return Layer(n_in, n_out, name)",
+           "ReLU_Layer makes a linear layer"),
+    Mutant(A, "model_layers", "bias_named_like_the_weights",
+           'self.b = Node(np.zeros((1, n_out)), f"{name}_b")',
+           'self.b = Node(np.zeros((1, n_out)), f"{name}_bias")',
+           "the bias named h1_bias instead of the library's h1_b"),
+    # training_loop
+    Mutant(A, "training_loop", "gradient_ascent",
+           "param[name] - lr * grads[name]", "param[name] + lr * grads[name]",
+           "the step goes along the gradient: the loss grows"),
+    Mutant(A, "training_loop", "learning_rate_too_small",
+           "steps: int = 1000, lr: float = 0.05", "steps: int = 1000, lr: float = 0.0001",
+           "a learning rate 500 times too small to reach the target in 1,000 steps"),
+    Mutant(A, "training_loop", "parameters_never_set",
+           "        net.set_param({name: param[name] - lr * grads[name] for name in param})\n",
+           "        param = {name: param[name] - lr * grads[name] for name in param}\n",
+           "new parameters computed and never given to the model"),
+]

@@ -1,0 +1,49 @@
+"""Mutants of 07 dropout."""
+from tests.grading import Mutant
+
+A = "07_dropout"
+
+MUTANTS = [
+    Mutant(A, "dropout_forward", "not_rescaled",
+           "return keep / (1 - self.p)",
+           "return keep.astype(float)",
+           "plain dropout in training, without the 1 / (1 - p) that keeps the expectation"),
+    Mutant(A, "dropout_forward", "rescaled_by_p",
+           "return keep / (1 - self.p)",
+           "return keep / self.p",
+           "the kept units divided by the drop probability instead of the keep probability"),
+    Mutant(A, "dropout_forward", "keep_probability_confused",
+           "keep = self.rng.random(shape) >= self.p",
+           "keep = self.rng.random(shape) < self.p",
+           "units kept with probability p, i.e. dropped with probability 1 - p"),
+    Mutant(A, "dropout_forward", "global_random_state",
+           "keep = self.rng.random(shape) >= self.p",
+           "keep = np.random.random(shape) >= self.p",
+           "the mask drawn from NumPy's global state, not from the layer's rng"),
+    Mutant(A, "dropout_forward", "mask_drawn_once",
+           "scale = self.scale_mask(x.shape)",
+           "if getattr(self, \"fixed\", None) is None or self.fixed.shape != x.shape:\n"
+           "            self.fixed = self.scale_mask(x.shape)\n"
+           "        scale = self.fixed",
+           "one mask drawn on the first call and reused on every later call"),
+    Mutant(A, "dropout_backward", "mask_redrawn_in_backward",
+           "return g * scale                                # the mask of the forward pass",
+           "return g * self.scale_mask(g.shape)",
+           "a new mask in the backward pass: gradient for units that were dropped"),
+    Mutant(A, "dropout_backward", "gradient_not_scaled",
+           "return g * scale                                # the mask of the forward pass",
+           "return g * (scale > 0)",
+           "the gradient masked but not scaled by 1 / (1 - p)"),
+    Mutant(A, "dropout_backward", "graph_cut",
+           'return custom_op("dropout", x.value * scale, (x, backward))',
+           "return Node(x.value * scale)",
+           "a new leaf with the right value: no gradient reaches x"),
+    Mutant(A, "dropout_eval", "active_in_eval",
+           "if not self.training or self.p == 0:",
+           "if self.p == 0:",
+           "dropout still active in evaluation mode"),
+    Mutant(A, "dropout_eval", "non_inverted_eval_scaling",
+           "return x                                       # evaluation: the identity",
+           "return x * (1 - self.p)",
+           "scaling by 1 - p at test time, as non-inverted dropout does, on top of the inverted scaling"),
+]
