@@ -119,7 +119,7 @@ def table(results: list) -> str:
     """A plain-text gradebook: one line per student and assignment."""
     if not results:
         return "(no results)"
-    width = max(len(r["student"]) for r in results)
+    width = max(len("student"), *(len(r["student"]) for r in results))
     lines = [f"{'student':<{width}}  {'assignment':<26} {'score':>11}  tasks"]
     for r in sorted(results, key=lambda r: (r["student"], r["assignment"])):
         marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}" for t in r["tasks"])
