@@ -135,7 +135,7 @@ def child_setup(limits, workdir: Path, hidden, uid, needed=()):
             _call("unshare", CLONE_NEWNS | CLONE_NEWNET)
             _mount(None, "/", None, MS_REC | MS_PRIVATE)
             _read_only_everywhere()
-            _make_reachable(needed)
+            _make_reachable(needed)        # (the workdir is among the needed paths)
             _mount(str(workdir), str(workdir), None, MS_BIND)          # its own mount ...
             _mount(None, str(workdir), None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)  # ... writable
             if os.path.isdir("/dev/shm"):
@@ -147,6 +147,7 @@ def child_setup(limits, workdir: Path, hidden, uid, needed=()):
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
+            os.chdir(workdir)             # through the new, writable mount
     return setup
 
 

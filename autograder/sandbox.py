@@ -24,7 +24,7 @@ from pathlib import Path
 from . import isolation, protocol
 from .course import ROOT
 
-EXECUTION_SHARE = 0.8   # of the time limit for running the notebook; the rest is for probes
+EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest is for probes
 # What a submission may never read: reference solutions (also in git history and the tests'
 # mutants), the course file with its seed, and the grader's output.
 HIDDEN = [ROOT / "solutions", ROOT / "tests", ROOT / ".git", ROOT / "course.toml"]
@@ -113,7 +113,7 @@ class Sandbox:
             start_new_session=True,
             preexec_fn=isolation.child_setup(self.limits, self.workdir, self.hidden, uid, needed=[
                 sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-                ROOT, child_environment(self.workdir)["DP_DATA_DIR"]]))
+                ROOT, self.workdir, child_environment(self.workdir)["DP_DATA_DIR"]]))
 
     def _end(self, error):
         """The conversation is over: stop the submission now, and give later probes `error`."""

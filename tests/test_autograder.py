@@ -250,3 +250,17 @@ def test_self_check_does_nothing_while_grading(monkeypatch, capsys):
     monkeypatch.setenv("AUTOGRADER_GRADING", "1")
     check("mnist_accuracy", {})      # an empty notebook would fail the check: it is not run
     assert capsys.readouterr().out == ""
+
+
+def test_a_notebook_may_write_files_in_its_own_folder(tmp_path):
+    path = write_notebook(tmp_path / "writer_mnist.ipynb", """
+        import os
+        open("notes.txt", "w").write("scratch")
+        os.makedirs("cache", exist_ok=True)
+        print(sorted(os.listdir(".")))
+        def predict(x):
+            return x.argmax(1) % 10
+        """)
+    run = grade_cli("check", path, "--json")
+    result = json.loads(run.stdout)
+    assert result["cell_errors"] == [] and "'cache', 'notes.txt'" in result["output"]

@@ -156,7 +156,7 @@ def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     course = root / "course.toml"
     text = (ROOT / "course.toml").read_text()
-    limits = {"time_limit": "12", "cpu_limit": "30", "memory_limit": '"2GiB"', "max_processes": "24",
+    limits = {"time_limit": "24", "cpu_limit": "40", "memory_limit": '"1GiB"', "max_processes": "24",
               "max_file_size": '"16MiB"', "max_reply": '"4MiB"', "max_output": '"64KiB"'}
     for key, value in limits.items():
         text = re.sub(rf"(?m)^{key} = .*$", f"{key} = {value}", text, count=1)
