@@ -39,7 +39,7 @@ def encode(value, depth=0):
     if isinstance(value, np.generic):
         return encode(value.item(), depth + 1)
     if isinstance(value, np.ndarray):
-        array = np.ascontiguousarray(value)
+        array = value if value.flags.c_contiguous else value.copy(order="C")   # keeps 0-d
         if array.dtype.name not in ALLOWED_DTYPES:
             raise ProtocolError(f"arrays of dtype {array.dtype} cannot be sent")
         return {"__array__": array.dtype.name, "shape": list(array.shape),

@@ -82,8 +82,9 @@ def test_unknown_assignment_lists_the_known_ones():
 # -- the protocol -----------------------------------------------------------------------------
 def test_plain_data_round_trips():
     value = {"a": [1, 2.5, None, True, "s"], "x": np.arange(6, dtype=np.float32).reshape(2, 3),
-             "nan": float("nan"), "n": np.int64(3)}
+             "nan": float("nan"), "n": np.int64(3), "scalar": np.array(2.0), "t": np.eye(3).T}
     back = protocol.decode(json.loads(protocol.dumps(value)[8:]))
+    assert back["scalar"].shape == () and back["t"].tolist() == np.eye(3).tolist()
     np.testing.assert_array_equal(back["x"], value["x"])
     assert back["x"].dtype == np.float32 and np.isnan(back["nan"]) and back["n"] == 3
 

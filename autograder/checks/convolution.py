@@ -1,0 +1,341 @@
+"""Checks of 11 convolution: the 1-d cross-correlation and its gradients, max-pooling and its
+gradient, the histogram classifier's accuracy, and the adversarial input.
+
+The reference for the ops is dp's own `Node.conv1d` and `Node.maxpool1d`, differentiated for a
+random upstream gradient (not all ones), with kernels far from symmetric (a symmetric kernel
+hides every flip), on shapes drawn here when grading. The classifier is measured on histograms
+drawn here with the notebook's recipe (`histograms`, the same code), whose labels never leave
+the grader. The attack's path is judged with f recomputed here, with dp, from the parameters the
+network had when it was attacked: every point a histogram, small steps, and a stop at the first
+histogram with f > 0.
+"""
+import numpy as np
+import pytest
+
+import dp
+from dp import Node
+
+TOL = 1e-9        # float64 on both sides, the same sums in another order
+
+
+# -- the notebook's data: histograms of 500 numbers in 16 bins on [-4, 4] ---------------------------
+# The same code as the notebook's section 3 (tests/test_nb11_convolution.py checks they agree).
+BINS, LOW, HIGH, SAMPLES = 16, -4.0, 4.0, 500
+
+CLASS_0 = {      # family -> (rng, n) -> n samples (n may be a shape)
+    "uniform":        lambda rng, n: rng.uniform(-1, 1, n) * rng.uniform(1, 3),
+    "Laplace":        lambda rng, n: rng.laplace(0, rng.uniform(0.5, 1), n),
+    "shifted normal": lambda rng, n: rng.normal(rng.choice([-1, 1]) * rng.uniform(0.5, 1.5), 1, n),
+    "narrow normal":  lambda rng, n: rng.normal(0, rng.uniform(0.4, 0.7), n),
+    "wide normal":    lambda rng, n: rng.normal(0, rng.uniform(1.5, 2.5), n),
+    "exponential":    lambda rng, n: rng.choice([-1, 1]) * (rng.exponential(1, n) - 1),
+    "two bumps":      lambda rng, n: rng.normal(0, 0.5, n) + rng.choice([-1, 1], n) * rng.uniform(1, 2),
+}
+
+
+def histogram(samples: np.ndarray) -> np.ndarray:
+    """The normalised 16-bin histogram on [-4, 4] of each row of samples: (n, 500) -> (n, 16)."""
+    counts = np.stack([np.histogram(row, BINS, (LOW, HIGH))[0] for row in samples])
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def histograms(n: int, rng: np.random.Generator) -> tuple:
+    """n labelled examples: x (n, 16) histograms, y (n,) labels, 1 for the standard normal."""
+    y = rng.integers(2, size=n)
+    families = list(CLASS_0.values())
+    samples = [rng.normal(size=SAMPLES) if label == 1 else
+               families[rng.integers(len(families))](rng, SAMPLES) for label in y]
+    return histogram(np.stack(samples)), y.astype(float)
+
+
+# -- the references -------------------------------------------------------------------------------
+def reference_conv(x, k, g) -> dict:
+    """dp's conv1d: the value and the gradients of sum(g * y) for x and k."""
+    y = Node(x, "x").conv1d(Node(k, "k"))
+    return {"value": y.value, **y.grad(g)}
+
+
+def reference_pool(x, n, g) -> dict:
+    """dp's maxpool1d: the value and the gradient of sum(g * y) for x."""
+    y = Node(x, "x").maxpool1d(n)
+    return {"value": y.value, **y.grad(g)}
+
+
+PARAMETERS = {"k1": (5,), "k2": (5,), "k3": (5,), "hidden_W": (18, 7), "hidden_b": (1, 7),
+              "out_W": (7, 1), "out_b": (1, 1)}
+
+
+def reference_f(params: dict, x: np.ndarray) -> np.ndarray:
+    """f of the notebook's HistogramNet with `params`, for histograms x (n, 16): computed with dp."""
+    x = Node(np.asarray(x, dtype=float))
+    pooled = [x.conv1d(params[k]).maxpool1d(2) for k in ("k1", "k2", "k3")]
+    hidden = (dp.concatenate(pooled, axis=1) @ params["hidden_W"] + params["hidden_b"]).tanh()
+    return (hidden @ params["out_W"] + params["out_b"]).value[:, 0]
+
+
+# -- inputs ---------------------------------------------------------------------------------------
+def random_conv_case(rng, public) -> tuple:
+    """x (B, L), a kernel k (K,) far from symmetric, and an upstream gradient g (B, L - K + 1)."""
+    B, L, K = (2, 9, 4) if public else (int(rng.integers(1, 6)), int(rng.integers(5, 25)), 0)
+    K = K or int(rng.integers(2, min(L, 8) + 1))
+    k = rng.normal(size=K)
+    while np.max(np.abs(k - k[::-1])) < 0.5:
+        k = rng.normal(size=K)
+    return rng.normal(size=(B, L)), k, rng.normal(size=(B, L - K + 1))
+
+
+def random_pool_case(rng, public) -> tuple:
+    """x (B, L) without ties, a window n dividing L, and an upstream gradient g (B, L / n)."""
+    B, n, count = (2, 2, 4) if public else (int(rng.integers(1, 6)), int(rng.integers(2, 5)),
+                                            int(rng.integers(2, 8)))
+    return rng.normal(size=(B, n * count)), n, rng.normal(size=(B, count))
+
+
+def cases(rng, public, draw) -> list:
+    return [draw(rng, public) for _ in range(2 if public else 4)]
+
+
+# -- comparing ------------------------------------------------------------------------------------
+def rel_errors(got, expected) -> np.ndarray:
+    """|got - expected| / (|got| + |expected|) elementwise, with a floor of 1e-6 * max |expected|
+    in the denominator for entries near zero; inf where got is not finite."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    floor = 1e-6 * np.max(np.abs(expected), initial=1e-300)
+    with np.errstate(invalid="ignore"):
+        error = np.abs(got - expected) / np.maximum(np.abs(got) + np.abs(expected), floor)
+    return np.where(np.isfinite(got), error, np.inf)
+
+
+def rel_error(got, expected) -> float:
+    return float(np.max(rel_errors(got, expected), initial=0.0))
+
+
+def _compare(got, expected, what, context, metrics, candidates=None, shape_hints=None):
+    """Assert that the array `got` is `expected`; a wrong shape or value is named, with a hint
+    when it matches a known mistake (`candidates`: {description: value}, `shape_hints`:
+    {shape: hint})."""
+    assert not isinstance(got, dict), f"{context}{what} must be an array, not a {got['not_array']}"
+    if got.shape != expected.shape:
+        hint = (shape_hints or {}).get(got.shape, "")
+        raise AssertionError(f"{context}{what} has shape {got.shape}, expected {expected.shape}"
+                             + (f": {hint}" if hint else ""))
+    errors = rel_errors(got, expected)
+    error = float(np.max(errors, initial=0.0))
+    metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))
+    if error > TOL:
+        i = tuple(int(n) for n in np.unravel_index(int(np.argmax(errors)), expected.shape))
+        hint = next((f"; it is {name}" for name, value in (candidates or {}).items()
+                     if np.shape(value) == got.shape and rel_error(got, value) < 1e-6), "")
+        raise AssertionError(f"{context}{what}[{', '.join(map(str, i))}] is {got[i]:.6g}, expected "
+                             f"{expected[i]:.6g} (relative error {error:.1e}){hint}")
+
+
+def _node_output(out, function, expected_shape) -> None:
+    assert out.get("type") == "Node", (
+        f"{function} must return a Node (made with custom_op), not a {out.get('type')}")
+    value = out["value"]
+    assert not isinstance(value, dict) and value.shape == expected_shape, (
+        f"{function} returned a value of shape {getattr(value, 'shape', None)}, expected "
+        f"{expected_shape}")
+
+
+def _gradient(out, leaf, function):
+    grad = out["grads"].get(leaf)
+    assert grad is not None, (
+        f"no gradient reaches {leaf} through {function}: pass ({leaf}, backward) to custom_op")
+    return grad
+
+
+# -- conv1d_grad ----------------------------------------------------------------------------------
+def _conv(submission, x, k, g):
+    out = submission.probe("conv1d", x=x, k=k, g=g)
+    _node_output(out, f"conv1d(x {x.shape}, k {k.shape})", g.shape)
+    return out
+
+
+def _conv_context(x, k) -> str:
+    return f"for x of shape {x.shape} and the kernel {np.round(k, 3).tolist()}: "
+
+
+@pytest.mark.task("conv1d_grad")
+def test_value_is_the_valid_cross_correlation(submission, rng, public, metrics):
+    for x, k, g in cases(rng, public, random_conv_case):
+        out = submission.probe("conv1d", x=x, k=k, g=g)
+        assert out.get("type") == "Node", (
+            f"conv1d must return a Node (made with custom_op), not a {out.get('type')}")
+        n = x.shape[1] - len(k) + 1
+        _compare(out["value"], reference_conv(x, k, g)["value"], "conv1d(x, k)", _conv_context(x, k),
+                 metrics, candidates={"the convolution (the kernel flipped): y_i = sum_j x_(i+j) k_j":
+                                      reference_conv(x, k[::-1], g)["value"]},
+                 shape_hints={(x.shape[0], n + 2 * (len(k) - 1)): "that is 'full' mode; 'valid' "
+                              f"has L - K + 1 = {n} outputs"})
+
+
+@pytest.mark.task("conv1d_grad")
+def test_input_gradient_is_the_full_convolution_of_g_with_the_kernel(submission, rng, public, metrics):
+    for x, k, g in cases(rng, public, random_conv_case):
+        out = _conv(submission, x, k, g)
+        B, K, n = x.shape[0], len(k), g.shape[1]
+        _compare(_gradient(out, "x", "conv1d"), reference_conv(x, k, g)["x"], "dL/dx",
+                 _conv_context(x, k) + "for L = sum(g * y), ", metrics,
+                 candidates={"computed with the kernel not flipped":
+                             reference_conv(x, k[::-1], g)["x"]},
+                 shape_hints={(B, n - K + 1): "that is a 'valid' correlation of g; pad g with K - 1 "
+                                              "zeros on each side ('full'), giving length L",
+                              (B, n): "it has the output's length; pad g with K - 1 zeros on each "
+                                      "side and correlate with the flipped kernel"})
+
+
+@pytest.mark.task("conv1d_grad")
+def test_kernel_gradient_is_the_correlation_of_x_with_g(submission, rng, public, metrics):
+    for x, k, g in cases(rng, public, random_conv_case):
+        out = _conv(submission, x, k, g)
+        expected = reference_conv(x, k, g)["k"]
+        candidates = {"reversed: dL/dk_j = sum_i g_i x_(i+j) keeps the kernel's orientation":
+                      expected[::-1]}
+        if len(x) > 1:
+            candidates["the first row's only: the kernel is shared, sum over the rows"] = \
+                reference_conv(x[:1], k, g[:1])["k"]
+        _compare(_gradient(out, "k", "conv1d"), expected, "dL/dk",
+                 _conv_context(x, k) + "for L = sum(g * y), ", metrics, candidates=candidates,
+                 shape_hints={(len(x), len(k)): "one row per example; the kernel is shared by all "
+                                                "rows: sum their contributions"})
+
+
+# -- maxpool_grad ---------------------------------------------------------------------------------
+def _pool_context(x, n) -> str:
+    return f"for x of shape {x.shape} and windows of {n}: "
+
+
+@pytest.mark.task("maxpool_grad")
+def test_value_is_the_maximum_of_each_window(submission, rng, public, metrics):
+    for x, n, g in cases(rng, public, random_pool_case):
+        out = submission.probe("maxpool1d", x=x, n=n, g=g)
+        assert out.get("type") == "Node", (
+            f"maxpool1d must return a Node (made with custom_op), not a {out.get('type')}")
+        _compare(out["value"], reference_pool(x, n, g)["value"], "maxpool1d(x, n)",
+                 _pool_context(x, n), metrics,
+                 candidates={"the minimum of each window": -reference_pool(-x, n, g)["value"]})
+
+
+@pytest.mark.task("maxpool_grad")
+def test_gradient_goes_to_the_maximum_of_each_window_only(submission, rng, public, metrics):
+    for x, n, g in cases(rng, public, random_pool_case):
+        out = submission.probe("maxpool1d", x=x, n=n, g=g)
+        _node_output(out, f"maxpool1d(x {x.shape}, {n})", g.shape)
+        everywhere = np.repeat(g, n, axis=-1)
+        _compare(_gradient(out, "x", "maxpool1d"), reference_pool(x, n, g)["x"], "dL/dx",
+                 _pool_context(x, n) + "for L = sum(g * y), ", metrics,
+                 candidates={"g sent to every element of its window; only the maximum gets it":
+                             everywhere,
+                             "g shared among the window (average pooling); the maximum gets all":
+                             everywhere / n,
+                             "g sent to the minimum of each window": reference_pool(-x, n, g)["x"]})
+
+
+# -- histogram_classifier -------------------------------------------------------------------------
+@pytest.mark.task("histogram_classifier")
+def test_accuracy_on_histograms_held_by_the_grader(submission, rng, public, assignment, metrics):
+    x, y = histograms(1000 if public else 2000, rng)
+    predicted = submission.probe("predict", histograms=x)
+    assert not isinstance(predicted, dict) and predicted.shape == y.shape, (
+        f"predict(histograms) must return an array of {len(y)} labels, one per histogram; it "
+        f"returned {predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+    assert np.all(np.isin(predicted, (0, 1))), (
+        f"predict must return labels 0 or 1 (class 1 where f > 0), not values such as "
+        f"{', '.join(f'{v:.3g}' for v in np.unique(predicted)[:3])}")
+    accuracy = float(np.mean(predicted == y))
+    metrics["accuracy"] = accuracy
+    threshold = assignment.thresholds["accuracy"]
+    by_class = {c: float(np.mean(predicted[y == c] == c)) for c in (1, 0)}
+    assert accuracy >= threshold, (
+        f"test accuracy {accuracy:.4f} on {len(y):,} histograms is below the required {threshold} "
+        f"(class 1: {by_class[1]:.3f} right, class 0: {by_class[0]:.3f} right)"
+        + ("; the labels look swapped: class 1 where f > 0" if accuracy < 1 - threshold else ""))
+
+
+# -- adversarial_input ----------------------------------------------------------------------------
+def _parameters(params: dict) -> dict:
+    """The trained network's parameters, checked against HistogramNet's names and shapes."""
+    shapes = {name: getattr(value, "shape", None) for name, value in params.items()}
+    assert shapes == PARAMETERS, (
+        f"the grader recomputes f from net's parameters, which must be those of HistogramNet "
+        f"{PARAMETERS}; net has {shapes}")
+    return params
+
+
+def _targets(f, labels) -> list:
+    """Histograms the network rejects (f < 0), those of class 0 first."""
+    rejected = f < 0
+    return [int(i) for i in np.flatnonzero(rejected & (labels == 0))] + \
+        [int(i) for i in np.flatnonzero(rejected & (labels == 1))]
+
+
+MAX_STEP = 0.05   # the most a bin may change in one step of the attack
+
+
+def _path(out, x0) -> np.ndarray:
+    """The attack's path (T + 1, 16), checked: it starts at x0, every entry is a histogram, and
+    every step is small."""
+    path = out["path"]
+    assert not isinstance(path, dict), f"adversarial must return an array, not a {path['not_array']}"
+    assert path.ndim == 2 and path.shape[1] == BINS and len(path) >= 2, (
+        f"adversarial must return the path x_0, ..., x_T as an array of shape (T + 1, {BINS}) with "
+        f"T >= 1, not shape {path.shape}")
+    assert np.all(np.isfinite(path)), "the path contains NaN or infinite values"
+    assert np.allclose(path[0], x0, rtol=0, atol=1e-12), (
+        "the path must start at x0, the histogram attacked")
+    negative = np.flatnonzero(path.min(axis=1) < -1e-12)
+    assert not negative.size, (
+        f"x_{negative[0]} has a negative entry ({path[negative[0]].min():.3g}): it is no longer a "
+        f"histogram; clip the entries at 0 (and renormalise)")
+    sums = path.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1) >= 1e-6)
+    assert not off.size, (
+        f"x_{off[0]} sums to {sums[off[0]]:.6g}, not 1: it is no longer a histogram; step along the "
+        f"gradient minus its mean, and renormalise")
+    steps = np.abs(np.diff(path, axis=0)).max(axis=1)
+    large = np.flatnonzero(steps > MAX_STEP)
+    assert not large.size, (
+        f"from x_{large[0]} to x_{large[0] + 1} a bin changes by {steps[large[0]]:.3f}; take small "
+        f"steps (at most {MAX_STEP} per bin)")
+    return path
+
+
+@pytest.mark.task("adversarial_input")
+def test_gradient_ascent_turns_a_rejected_histogram_into_class_1(submission, rng, public, metrics):
+    candidates, labels = histograms(64, rng)
+    model = submission.probe("model", histograms=candidates)
+    params = _parameters(model["params"])
+    f = reference_f(params, candidates)
+    yours = model["f"]
+    assert not isinstance(yours, dict) and yours.size == f.size, (
+        f"net.forward must give one f per histogram: for {f.size} histograms it returned "
+        f"{yours.get('not_array') if isinstance(yours, dict) else f'shape {yours.shape}'}")
+    assert np.allclose(np.ravel(yours), f, rtol=1e-6, atol=1e-9), (
+        f"net.forward gives other values of f than HistogramNet's architecture with net's own "
+        f"parameters ({np.ravel(yours)[0]:.4g} instead of {f[0]:.4g}); the grader evaluates the "
+        f"attack with that architecture, so keep it")
+    targets = _targets(f, labels)
+    assert targets, "the network gives f >= 0 for every one of 64 histograms: nothing to attack"
+    for i in targets[:1 if public else 3]:
+        out = submission.probe("adversarial", x0=candidates[i])
+        assert not out["changed"], (
+            f"adversarial changed the network's parameters {out['changed']}: change only the input")
+        path = _path(out, candidates[i])
+        f_path = reference_f(out["params"], path)
+        metrics.setdefault("f_before", float(f_path[0]))
+        metrics.setdefault("f_after", float(f_path[-1]))
+        metrics["steps"] = max(len(path) - 1, metrics.get("steps", 0))
+        change = float(np.abs(path[-1] - path[0]).sum())
+        metrics["l1_change"] = max(change, metrics.get("l1_change", 0.0))
+        T = len(path) - 1
+        assert f_path[-1] > 0, (
+            f"after {T} step{'s' if T > 1 else ''} from f(x_0) = {f_path[0]:.3f}, "
+            f"f(x_T) = {f_path[-1]:.3f}; "
+            + ("f went down: ascend, x + eps * grad f" if f_path[-1] < f_path[0] else
+               "keep ascending until f > 0"))
+        accepted = np.flatnonzero(f_path[:-1] >= 0)
+        assert not accepted.size, (
+            f"x_{accepted[0]} already has f = {f_path[accepted[0]]:.3f} >= 0, yet the path goes on to "
+            f"x_{T}: stop at the first histogram with f > 0")

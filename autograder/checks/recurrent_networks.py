@@ -1,0 +1,309 @@
+"""Checks of 12 recurrent networks: the unrolled forward pass, BPTT, and the adding problem.
+
+Sizes, sequences and parameters are drawn here from `rng` (other ones when grading than in the
+self-check), and every expected value is computed here:
+- rnn_forward: the states of h_t = tanh(x_t W_x + h_{t-1} W_h + b) by a NumPy loop, and the
+  gradients of dp's own unrolled graph, against dp's backprop through the student's graph;
+- bptt_gradients: the student's hand-written gradients against central differences of the NumPy
+  forward pass and against dp's backprop through the explicitly unrolled graph, whose parameters
+  are named leaves shared by every step;
+- sequence_task: the mean squared error of the student's predictions on new sequences of the
+  adding problem, whose targets never leave the grader.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dp
+from autograder.sandbox import ProbeError
+from dp import Node, relative_error
+
+TOL, FLOOR = 1e-6, 1e-6                # exact computations: the same arithmetic up to rounding
+NUMERICAL_TOL, NUMERICAL_FLOOR = 1e-4, 1e-4     # central differences, eps = 1e-6
+PARAMETERS = ("W_x", "W_h", "b")
+T_ADD = 10                             # the adding problem's length, as in the notebook
+SEQUENCE_MSE = 0.02                    # unless course.toml sets thresholds.sequence_mse
+
+
+def probe(submission, name, what, **kwargs):
+    """submission.probe, with `what` was being done added to an error of the student's code."""
+    try:
+        return submission.probe(name, **kwargs)
+    except ProbeError as error:
+        if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
+            raise
+        raise ProbeError(f"{error}, {what}") from None
+
+
+def compare(received, expected, what, metrics, tol=TOL, floor=FLOOR, candidates=None):
+    """Assert that the array `received` is `expected` elementwise (relative error <= tol);
+    record the error in metrics["max_rel_error"]. `candidates`: {mistake: the value it gives},
+    named in the message when `received` matches one."""
+    assert isinstance(received, np.ndarray), (
+        f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
+    assert received.shape == expected.shape, (
+        f"{what} has shape {received.shape}, expected {expected.shape}")
+    errors = relative_error(received, expected, floor)
+    errors = np.where(np.isfinite(errors), errors, np.inf)
+    error = float(errors.max(initial=0.0))
+    metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
+    if error > tol:
+        at = tuple(int(i) for i in np.unravel_index(int(np.argmax(errors)), errors.shape))
+        hint = next((f"; it matches {mistake}" for mistake, value in (candidates or {}).items()
+                     if np.shape(value) == received.shape
+                     and relative_error(received, value, FLOOR).max() <= tol), "")
+        raise AssertionError(f"{what}[{', '.join(map(str, at))}] is {received[at]:.8g}, expected "
+                             f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
+    return error
+
+
+# -- the grader's cases and references -------------------------------------------------------------
+
+def sizes(rng, public) -> tuple:
+    """(T, n, d, k): fixed in the self-check, drawn when grading."""
+    if public:
+        return 4, 2, 3, 5
+    return tuple(int(rng.integers(low, high)) for low, high in ((3, 9), (2, 6), (2, 6), (3, 8)))
+
+
+def random_case(rng, public, T=None):
+    """Inputs x (T, n, d), parameters with a bias and a W_h large enough that the past matters,
+    and a nonzero initial state."""
+    T0, n, d, k = sizes(rng, public)
+    T = T0 if T is None else T
+    params = {"W_x": rng.normal(0, 1 / np.sqrt(d), (d, k)),
+              "W_h": rng.normal(0, 1.2 / np.sqrt(k), (k, k)),
+              "b": rng.normal(0, 0.3, (1, k))}
+    return rng.normal(size=(T, n, d)), params, rng.normal(0, 0.5, (n, k))
+
+
+def describe(x, h_init=None) -> str:
+    T, n, d = x.shape
+    start = "from zeros (h_init=None)" if h_init is None else "from a given h_init"
+    return f"{n} sequences of {T} steps with {d} features, {start}"
+
+
+def reference_states(x, params, h_init, feedback=True, activation=np.tanh) -> np.ndarray:
+    """(T, n, k): h_t = tanh(x_t W_x + h_{t-1} W_h + b), h_{-1} = h_init. (`feedback` and
+    `activation` only make the mistakes named in the messages.)"""
+    h, states = h_init, []
+    for x_t in x:
+        previous = h if feedback else h_init
+        h = activation(x_t @ params["W_x"] + previous @ params["W_h"] + params["b"])
+        states.append(h)
+    return np.stack(states)
+
+
+def unrolled_gradients(x, params, h_init, dH) -> dict:
+    """dp's backprop through the explicitly unrolled graph of L = sum_t sum(dH_t * h_t): the
+    parameters and h_init are named leaves shared by every step, and a zero leaf "state<t>" added
+    to each state gives dL/dh_t as well (under "H", shape (T, n, k))."""
+    leaves = {name: Node(params[name], name) for name in PARAMETERS}
+    h, loss = Node(h_init, "h_init"), 0
+    for t, x_t in enumerate(x):
+        a = Node(x_t).dot(leaves["W_x"]) + h.dot(leaves["W_h"]) + leaves["b"]
+        h = a.tanh() + Node(np.zeros(h_init.shape), f"state{t}")
+        loss = loss + (h * dH[t]).sum()
+    grads = loss.grad(1)
+    return {**{name: grads[name] for name in (*PARAMETERS, "h_init")},
+            "H": np.stack([grads[f"state{t}"] for t in range(len(x))])}
+
+
+def numerical_gradients(x, params, h_init, dH) -> dict:
+    """Central differences of L = sum_t sum(dH_t * h_t) for the parameters and h_init."""
+    arrays = {**params, "h_init": h_init}
+
+    def loss(name, value):
+        changed = {**arrays, name: value}
+        return float(np.sum(dH * reference_states(x, changed, changed["h_init"])))
+    return {name: dp.numerical_gradient(lambda v, name=name: loss(name, v), value.copy())
+            for name, value in arrays.items()}
+
+
+MISTAKES = {
+    "tanh": "BPTT without the tanh derivative (1 - h_t^2)",
+    "overwrite": "a gradient overwritten at every step instead of summed over the steps",
+    "last_step": "BPTT over the last step only",
+    "no_delay": "BPTT that does not send the gradient back through the delay node to h_{t-1}",
+    "wrap": "h_{t-1} at t = 0 read from H[-1] (the last state) instead of h_init",
+    "untransposed": "the gradient sent back through W_h instead of its transpose",
+}
+
+
+def mistaken_bptt(x, params, h_init, H, dH, mistake) -> dict:
+    """BPTT in NumPy with one of the MISTAKES, for the messages only (the reference is dp)."""
+    W_h = params["W_h"]
+    grads = {name: np.zeros_like(params[name]) for name in PARAMETERS}
+    total, later = np.zeros_like(H), np.zeros_like(h_init)
+    steps = [len(x) - 1] if mistake == "last_step" else reversed(range(len(x)))
+    for t in steps:
+        dh = dH[t] + (0 if mistake == "no_delay" else later)
+        total[t] = dh
+        da = dh if mistake == "tanh" else dh * (1 - H[t] ** 2)
+        previous = H[t - 1] if t > 0 or mistake == "wrap" else h_init
+        shares = {"W_x": x[t].T @ da, "W_h": previous.T @ da, "b": da.sum(axis=0, keepdims=True)}
+        for name, share in shares.items():
+            grads[name] = share if mistake == "overwrite" else grads[name] + share
+        later = da @ (W_h if mistake == "untransposed" else W_h.T)
+    return {**grads, "h_init": later, "H": total}
+
+
+# -- rnn_forward -----------------------------------------------------------------------------------
+
+def forward_mistakes(x, params, h_init) -> dict:
+    start = np.zeros((x.shape[1], params["W_h"].shape[0])) if h_init is None else h_init
+    mistakes = {"no feedback: every step reads the initial state, not h_{t-1}":
+                reference_states(x, params, start, feedback=False),
+                "the cell without its tanh":
+                reference_states(x, params, start, activation=lambda a: a)}
+    if h_init is None:
+        mistakes["a start from ones: the delay node's default initial state is zeros"] = \
+            reference_states(x, params, np.ones_like(start))
+    else:
+        mistakes["a start from zeros: use h_init when it is given"] = \
+            reference_states(x, params, np.zeros_like(start))
+    return mistakes
+
+
+def check_states(submission, metrics, x, params, h_init=None):
+    steps, width = x.shape[1], params["W_h"].shape[0]
+    where = describe(x, h_init)
+    out = probe(submission, "forward", f"in rnn_forward on {where}", x=x, params=params,
+                h_init=h_init)
+    assert out["type"] == "list", (
+        f"rnn_forward on {where} returned a {out['type']}; it must return a list of Nodes, the "
+        f"states h_0, ..., h_{{T-1}}")
+    assert len(out["shapes"]) == len(x), (
+        f"rnn_forward on {where} returned {len(out['shapes'])} states; expected {len(x)}, one "
+        f"per step")
+    assert all(shape == [steps, width] for shape in out["shapes"]), (
+        f"rnn_forward on {where}: the states have shapes {out['shapes']}; expected ({steps}, {width}) each")
+    start = np.zeros((steps, width)) if h_init is None else h_init
+    compare(out["values"], reference_states(x, params, start), f"the states on {where}",
+            metrics, candidates=forward_mistakes(x, params, h_init))
+
+
+@pytest.mark.task("rnn_forward")
+def test_states_from_the_default_initial_state(submission, rng, public, metrics):
+    x, params, _ = random_case(rng, public)
+    check_states(submission, metrics, x, params)
+
+
+@pytest.mark.task("rnn_forward")
+def test_states_from_a_given_initial_state(submission, rng, public, metrics):
+    x, params, h_init = random_case(rng, public)
+    check_states(submission, metrics, x, params, h_init)
+
+
+@pytest.mark.task("rnn_forward")
+def test_a_sequence_of_one_step(submission, rng, public, metrics):
+    x, params, h_init = random_case(rng, public, T=1)
+    check_states(submission, metrics, x, params, h_init)
+
+
+@pytest.mark.task("rnn_forward")
+def test_the_unrolled_graph_shares_the_parameters(submission, rng, public, metrics):
+    x, params, h_init = random_case(rng, public)
+    upstream = rng.normal(size=(len(x), x.shape[1], params["W_h"].shape[0]))
+    where = describe(x, h_init)
+    out = probe(submission, "forward", f"in rnn_forward on {where}", x=x, params=params,
+                h_init=h_init, upstream=upstream)
+    assert "grads" in out, (
+        f"rnn_forward on {where} did not return a list of T states of shape (n, k); see the "
+        f"other checks")
+    expected = unrolled_gradients(x, params, h_init, upstream)
+    missing = [name for name in (*PARAMETERS, "h_init") if name not in out["grads"]]
+    assert not missing, (
+        f"on {where}, the states do not depend on the leaves {missing} in dp's graph: build "
+        f"them with dp operations on the given nodes (params and h_init), not on copies or arrays")
+    for name in (*PARAMETERS, "h_init"):
+        compare(out["grads"][name], expected[name],
+                f"dp's gradient of sum_t sum(u_t * h_t) with respect to {name!r} on {where}",
+                metrics)
+
+
+# -- bptt_gradients --------------------------------------------------------------------------------
+
+def bptt_case(submission, rng, public, T=None, last_state_only=False):
+    """The inputs, the student's gradients, and the grader's unrolled-graph gradients."""
+    x, params, h_init = random_case(rng, public, T)
+    H = reference_states(x, params, h_init)
+    dH = rng.normal(size=H.shape)                   # random, not all ones
+    if last_state_only:
+        dH[:-1] = 0
+    loss = "on the last state only" if last_state_only else "on every step"
+    where = f"{describe(x, h_init)}, a loss {loss}"
+    out = probe(submission, "bptt", f"in bptt on {where}", x=x, params=params, h_init=h_init,
+                H=H, dH=dH)
+    assert out["type"] == "dict", f"bptt on {where} returned a {out['type']}, not a dict"
+    expected = unrolled_gradients(x, params, h_init, dH)
+    missing = sorted(set(expected) - set(out["grads"]))
+    assert not missing, f"bptt on {where} returned no gradient for {missing}"
+    mistakes = {name: mistaken_bptt(x, params, h_init, H, dH, name) for name in MISTAKES}
+    return (x, params, h_init, dH), out["grads"], expected, where, mistakes
+
+
+def compare_gradients(received, expected, where, metrics, against, mistakes, tol=TOL,
+                      floor=FLOOR, names=(*PARAMETERS, "h_init", "H")):
+    worst = 0.0
+    for name in names:
+        candidates = {MISTAKES[m]: value[name] for m, value in mistakes.items()}
+        worst = max(worst, compare(received[name], expected[name],
+                                   f"bptt's {name!r} on {where} (vs {against})", metrics, tol,
+                                   floor, candidates))
+    return worst
+
+
+@pytest.mark.task("bptt_gradients")
+@pytest.mark.parametrize("loss", ["every_step", "last_state_only"])
+def test_bptt_matches_the_unrolled_graph(loss, submission, rng, public, metrics):
+    _, received, expected, where, mistakes = bptt_case(submission, rng, public,
+                                                       last_state_only=loss == "last_state_only")
+    metrics["rel_error_vs_unrolled"] = compare_gradients(
+        received, expected, where, metrics, "dp's backprop through the unrolled graph", mistakes)
+
+
+@pytest.mark.task("bptt_gradients")
+def test_bptt_matches_central_differences(submission, rng, public, metrics):
+    inputs, received, _, where, mistakes = bptt_case(submission, rng, public)
+    metrics["rel_error_vs_numerical"] = compare_gradients(
+        received, numerical_gradients(*inputs), where, metrics, "central differences", mistakes,
+        NUMERICAL_TOL, NUMERICAL_FLOOR, names=(*PARAMETERS, "h_init"))
+
+
+@pytest.mark.task("bptt_gradients")
+def test_bptt_of_a_single_step(submission, rng, public, metrics):
+    _, received, expected, where, mistakes = bptt_case(submission, rng, public, T=1)
+    compare_gradients(received, expected, where, metrics, "dp's backprop", mistakes)
+
+
+# -- sequence_task ---------------------------------------------------------------------------------
+
+def adding_problem(n: int, T: int, rng) -> tuple:
+    """The notebook's adding problem: (n, T, 2) steps [value ~ U(0, 1), marker], two distinct
+    marked steps per sequence, and the targets (n,), the sums of the marked values."""
+    values = rng.uniform(0, 1, (n, T))
+    first = rng.integers(0, T, n)
+    second = (first + rng.integers(1, T, n)) % T
+    markers = np.zeros((n, T))
+    markers[np.arange(n), first] = 1
+    markers[np.arange(n), second] = 1
+    return np.stack([values, markers], axis=-1), (values * markers).sum(axis=1)
+
+
+@pytest.mark.task("sequence_task")
+def test_the_adding_problem_is_learned(submission, rng, assignment, metrics):
+    sequences, targets = adding_problem(2000, T_ADD, rng)
+    what = f"predict(sequences) on {len(targets):,} new sequences of the adding problem"
+    predicted = probe(submission, "predict", f"in {what}", sequences=sequences)
+    assert isinstance(predicted, np.ndarray) and predicted.size == targets.size, (
+        f"{what} must return {targets.size} numbers, one per sequence; it returned "
+        f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+    mse = float(np.mean((predicted.reshape(-1) - targets) ** 2))
+    if np.isfinite(mse):
+        metrics["mse"] = mse
+    threshold = assignment.thresholds.get("sequence_mse", SEQUENCE_MSE)
+    assert np.isfinite(mse) and mse <= threshold, (
+        f"{what}: mean squared error {mse:.4g}, above the {threshold} required (guessing the "
+        f"average scores about 0.167)")

@@ -1,0 +1,236 @@
+"""Notebook 10, optimisation beyond ML: the solution earns full marks with the published numbers,
+the exercise earns nothing, the check cells pass on the solution and fail readably on the
+exercise; the grader's references are right (stencils exact on polynomials, the catenary's
+constants, the exact ODE solution); correct code written otherwise passes on hidden inputs, and
+every named mistake is far from the reference."""
+from __future__ import annotations
+
+import importlib.util
+import warnings
+
+import numpy as np
+import pytest
+
+import dp
+from autograder.course import PACKAGE
+from autograder.judge import run_checks
+from autograder.probes import optimisation_beyond_ml as probes
+from autograder.selfcheck import LocalSubmission
+from dp import Node
+from tests.grading import COURSE, explain, grade_notebook, points
+from tests.test_nb07_dropout import (assert_check_cells_fail_readably, assert_check_cells_pass,
+                                     notebook_paths, run_in_process)
+
+ASSIGNMENT = "10_optimisation_beyond_ml"
+FULL = {t.id: t.points for t in COURSE.assignment(ASSIGNMENT).tasks}
+
+
+def _load_checks():
+    path = PACKAGE / "checks" / "optimisation_beyond_ml.py"
+    spec = importlib.util.spec_from_file_location("nb10_checks", path)
+    module = importlib.util.module_from_spec(spec)
+    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
+        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
+        spec.loader.exec_module(module)
+    return module
+
+
+checks = _load_checks()
+
+
+@pytest.fixture(scope="module")
+def notebooks(tmp_path_factory):
+    return notebook_paths(ASSIGNMENT, tmp_path_factory.mktemp("nb10"))
+
+
+# -- the notebooks, graded ------------------------------------------------------------------------
+def test_solution_earns_full_marks_with_the_published_numbers(notebooks):
+    result = grade_notebook(notebooks["solution"], ASSIGNMENT)
+    assert points(result) == FULL, explain(result)
+    assert not result["cell_errors"] and not result["flags"], explain(result)
+    metrics = {t["id"]: t["metrics"] for t in result["tasks"]}
+    shape = metrics["catenary_shape"]
+    assert abs(shape["a"] - checks.A_CATENARY) < 2e-4, shape
+    assert abs(shape["L"] - checks.L_CATENARY) < 5e-4, shape
+    assert abs(shape["sag"] - checks.SAG_CATENARY) < 1e-3, shape
+    assert shape["max_error"] < 5e-4, shape
+    assert 1.7e-3 < metrics["ode_solution"]["max_error"] < 1.8e-3, metrics
+    assert metrics["catenary_loss"]["max_rel_error"] < 1e-12, metrics
+    assert metrics["ode_residual"]["max_rel_error"] < 1e-12, metrics
+
+
+def test_exercise_earns_nothing(notebooks):
+    result = grade_notebook(notebooks["exercise"], ASSIGNMENT)
+    assert points(result) == dict.fromkeys(FULL, 0.0), explain(result)
+    for task in result["tasks"]:
+        assert "not implemented yet" in task["message"], explain(result)
+
+
+def test_check_cells_pass_on_the_solution(notebooks, monkeypatch, capsys):
+    assert_check_cells_pass(run_in_process(notebooks["solution"], ASSIGNMENT, monkeypatch, capsys), FULL)
+
+
+def test_check_cells_fail_readably_on_the_exercise(notebooks, monkeypatch, capsys):
+    assert_check_cells_fail_readably(
+        run_in_process(notebooks["exercise"], ASSIGNMENT, monkeypatch, capsys), FULL)
+
+
+# -- the grader's references ----------------------------------------------------------------------
+@pytest.mark.parametrize("n", [6, 9, 20])
+def test_stencils_are_exact_on_polynomials_of_degree_four(n):
+    t = np.linspace(0, 2.5, n)
+    D1, D2 = probes.derivative_matrices(n, t[1] - t[0])
+    for k in range(5):
+        assert np.allclose(D1 @ t ** k, k * t ** max(k - 1, 0), atol=1e-9), k
+        assert np.allclose(D2 @ t ** k, k * (k - 1) * t ** max(k - 2, 0), atol=1e-8), k
+
+
+def test_derived_stencils_are_the_published_ones():
+    assert np.allclose(probes.CENTRAL_1, [1 / 12, -2 / 3, 0, 2 / 3, -1 / 12], rtol=0, atol=1e-13)
+    assert np.allclose(probes.CENTRAL_2, [-1 / 12, 4 / 3, -5 / 2, 4 / 3, -1 / 12], rtol=0, atol=1e-13)
+    assert np.allclose(probes.FORWARD_1, [-25 / 12, 4, -3, 4 / 3, -1 / 4], rtol=0, atol=1e-13)
+    assert np.allclose(probes.FORWARD_2, [35 / 12, -26 / 3, 19 / 2, -14 / 3, 11 / 12], rtol=0, atol=1e-12)
+
+
+def test_the_right_end_is_the_mirror_image_of_the_left():
+    D1, D2 = probes.derivative_matrices(10, 1.0)
+    flip = np.eye(10)[::-1]
+    assert np.allclose(flip @ D1 @ flip, -D1) and np.allclose(flip @ D2 @ flip, D2)
+
+
+def test_exact_solution_solves_the_boundary_value_problem():
+    t = np.linspace(0, checks.T1, 7)
+    h = 1e-4
+    y = checks.exact_solution
+    d1, d2 = (y(t + h) - y(t - h)) / (2 * h), (y(t + h) - 2 * y(t) + y(t - h)) / h ** 2
+    assert np.max(np.abs(2 * d2 + d1 + 2 * y(t))) < 1e-5
+    assert np.isclose(y(0.0), 1.0) and np.isclose(y(checks.T1), 0.1)
+    w = np.sqrt(15) / 4   # B of the issue
+    assert np.isclose((0.1 * np.exp(checks.T1 / 4) - np.cos(w * checks.T1)) / np.sin(w * checks.T1), 1.27790, atol=1e-5)
+
+
+def test_least_squares_optimum_is_within_the_tolerance_of_the_exact_solution():
+    z = checks.least_squares(checks.ENDS, checks.T1, checks.ODE_POINTS)
+    y = np.concatenate([[1.0], z, [0.1]])
+    error = np.max(np.abs(y - checks.exact_solution(np.linspace(0, checks.T1, checks.ODE_POINTS))))
+    assert 1.7e-3 < error < checks.ODE_TOLERANCE
+
+
+def test_reference_catenary_loss_agrees_with_numpy_and_central_differences():
+    rng = np.random.default_rng(0)
+    for n in (3, 10, 48):
+        z, length = rng.normal(0, 0.3, n), float(rng.uniform(1, 2))
+        assert np.isclose(probes.catenary(Node(z), length).item(), checks.loss_value(z, length), rtol=1e-13)
+        assert dp.gradcheck(lambda node: probes.catenary(node, length), z) < 1e-7
+
+
+def test_the_minimiser_of_the_catenary_loss_is_the_published_catenary():
+    """Newton's method on the reference loss (Hessian from differences of dp gradients)."""
+    def gradient(z):
+        return probes.catenary(Node(z, "z"), checks.LENGTH).grad(1)["z"]
+    x = np.linspace(0, 1, checks.POINTS)
+    z = checks.catenary_curve(x)[1:-1]
+    for _ in range(8):
+        H = np.array([(gradient(z + 1e-6 * e) - gradient(z - 1e-6 * e)) / 2e-6 for e in np.eye(len(z))])
+        z = z - np.linalg.solve((H + H.T) / 2, gradient(z))
+    assert np.max(np.abs(gradient(z))) < 1e-10
+    y = np.concatenate([[0.0], z, [0.0]])
+    a, b, c = checks.fit_cosh(x, y)
+    assert abs(a - checks.A_CATENARY) < 1e-4 and abs(b - 0.5) < 1e-9, (a, b)
+    assert abs(-(a + c) - checks.SAG_CATENARY) < 2e-4
+    assert abs(np.sum(np.hypot(np.diff(x), np.diff(y))) - checks.L_CATENARY) < 1e-4
+    assert np.max(np.abs(y - checks.catenary_curve(x))) < 1e-4 < checks.SHAPE_TOLERANCE
+
+
+# -- correct code written otherwise; named mistakes ----------------------------------------------------
+def matrix_catenary_loss(z, length=1.1):
+    """The differences and the means by (n - 1, n - 2) matrices on z: the ends are zero."""
+    m = len(z)
+    differences = np.eye(m + 1, m) - np.eye(m + 1, m, k=-1)     # y_(i+1) - y_i
+    means = (np.eye(m + 1, m) + np.eye(m + 1, m, k=-1)) / 2
+    s = ((differences @ z) ** 2 + 1 / (m + 1) ** 2) ** 0.5
+    return (s.sum() - length) ** 2 + (s * (means @ z)).sum()
+
+
+def conv_ode_residual(y, t1):
+    """Central rows by conv1d, the four end rows as dot products with the one-sided stencils."""
+    n, dt = len(y), t1 / (len(y) - 1)
+
+    def derivative(central, forward, sign, power):
+        ends = [(y[i:i + 5] * forward).sum().reshape(1) for i in (0, 1)]
+        backs = [(y[i - 4:i + 1] * (sign * forward[::-1])).sum().reshape(1) for i in (n - 2, n - 1)]
+        return dp.concatenate(ends + [y.conv1d(central)] + backs) / dt ** power
+    d1 = derivative(probes.CENTRAL_1, probes.FORWARD_1, -1, 1)
+    d2 = derivative(probes.CENTRAL_2, probes.FORWARD_2, 1, 2)
+    return 2 * d2 + d1 + 2 * y
+
+
+def normal_equations_gauss_newton(residual, z0, steps=3):
+    """Gauss-Newton through the normal equations, with the Jacobian by columns of differences."""
+    z, losses = np.array(z0, dtype=float), []
+    for _ in range(steps):
+        r = residual(Node(z)).value
+        J = np.stack([(residual(Node(z + 1e-3 * e)).value - r) / 1e-3 for e in np.eye(len(z))],
+                     axis=1)
+        losses.append(float(r @ r))
+        z = z - np.linalg.solve(J.T @ J, J.T @ r)
+    return z, losses
+
+
+def jacobian_by_columns(f, z):
+    r = f(Node(z)).value
+    return r, np.stack([(f(Node(z + e)).value - r) for e in np.eye(len(z))], axis=1)
+
+
+OTHERWISE = {"catenary_loss": matrix_catenary_loss, "ode_residual": conv_ode_residual,
+             "gauss_newton": normal_equations_gauss_newton, "jacobian": jacobian_by_columns}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_correct_code_written_otherwise_passes_on_hidden_inputs(seed):
+    assignment = COURSE.assignment(ASSIGNMENT)
+    tasks = ["catenary_loss", "ode_residual", "ode_solution"]
+    results = run_checks(LocalSubmission(dict(OTHERWISE), assignment), assignment, seed=2000 + seed,
+                         public=False, tasks=tasks)
+    assert all(r["status"] == "passed" for r in results), [(r["id"], r["message"]) for r in results]
+
+
+class RecordingSubmission(LocalSubmission):
+    def __init__(self, namespace):
+        super().__init__(namespace, COURSE.assignment(ASSIGNMENT))
+        self.calls = []
+
+    def probe(self, name, **kwargs):
+        self.calls.append((name, kwargs))
+        return super().probe(name, **kwargs)
+
+
+def test_grading_uses_other_inputs_than_the_self_check():
+    assignment = COURSE.assignment(ASSIGNMENT)
+    seen = {}
+    for public, seed in [(True, COURSE.public_seed), (False, 77)]:
+        submission = RecordingSubmission(dict(OTHERWISE))
+        run_checks(submission, assignment, seed, public=public, tasks=["catenary_loss", "ode_residual"])
+        seen[public] = [np.concatenate([np.ravel(v) for v in (kw.get("z"), kw.get("y")) if v is not None])
+                        for _, kw in submission.calls]
+    assert not any(h.shape == p.shape and np.allclose(h, p) for h in seen[False] for p in seen[True])
+
+
+def test_every_named_mistake_is_far_from_the_reference_on_hidden_inputs():
+    closest = {}
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        for z, length in checks._loss_cases(rng, public=False):
+            right = checks.loss_value(z, length)
+            for text, options in checks.LOSS_MISTAKES.items():
+                wrong = checks.loss_value(z, length, **options)
+                closest[text] = min(closest.get(text, np.inf), abs(wrong - right) / (1 + abs(right)))
+        for y, t1 in checks._residual_cases(rng, public=False):
+            n = len(y)
+            D1, D2 = probes.derivative_matrices(n, t1 / (n - 1))
+            right = checks.residual(D1, D2, y)
+            for text, mistake in checks.RESIDUAL_MISTAKES.items():
+                wrong = checks.residual(*mistake(D1, D2, t1 / (n - 1)), y)
+                closest[text] = min(closest.get(text, np.inf),
+                                    np.max(np.abs(wrong - right) / (1 + np.abs(right))))
+    assert min(closest.values()) > 1000 * checks.RTOL, closest

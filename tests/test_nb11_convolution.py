@@ -1,0 +1,185 @@
+"""Notebook 11, convolution: the solution earns full marks, the exercise nothing; the check cells
+pass on the solution and fail readably on the exercise; the grader's references agree with the
+textbook formulas; the grader draws its histograms exactly as the notebook does; and correct code
+written differently passes every check on hidden seeds, with the solution's trained network."""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import os
+import warnings
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import dp
+from autograder.course import PACKAGE
+from autograder.judge import run_checks
+from autograder.selfcheck import LocalSubmission
+from tests.grading import COURSE, explain, grade_notebook, points, solution_source
+from tests.test_nb07_dropout import (assert_check_cells_fail_readably, assert_check_cells_pass,
+                                     notebook_paths, run_in_process, threadpool_limits)
+
+ASSIGNMENT = "11_convolution"
+FULL = {t.id: t.points for t in COURSE.assignment(ASSIGNMENT).tasks}
+
+
+def _load_checks():
+    path = PACKAGE / "checks" / "convolution.py"
+    spec = importlib.util.spec_from_file_location("nb11_checks", path)
+    module = importlib.util.module_from_spec(spec)
+    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
+        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
+        spec.loader.exec_module(module)
+    return module
+
+
+checks = _load_checks()
+
+
+@pytest.fixture(scope="module")
+def notebooks(tmp_path_factory):
+    return notebook_paths(ASSIGNMENT, tmp_path_factory.mktemp("nb11"))
+
+
+@pytest.fixture(scope="module")
+def solved():
+    """The solution's namespace after running it as a script (check cells silent): its trained
+    `net`, `predict`, `adversarial` and data recipe."""
+    namespace = {"__name__": "__main__"}
+    saved = os.environ.get("AUTOGRADER_GRADING")
+    os.environ["AUTOGRADER_GRADING"] = "1"            # check("...") does nothing
+    plt.switch_backend("Agg")
+    try:
+        with threadpool_limits(1), contextlib.redirect_stdout(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")           # plt.show() under Agg
+            exec(compile(solution_source(ASSIGNMENT), "convolution.py", "exec"), namespace)
+    finally:
+        plt.close("all")
+        if saved is None:
+            del os.environ["AUTOGRADER_GRADING"]
+        else:
+            os.environ["AUTOGRADER_GRADING"] = saved
+    return namespace
+
+
+# -- grading the notebooks ------------------------------------------------------------------------
+def test_solution_earns_full_marks(notebooks):
+    result = grade_notebook(notebooks["solution"], ASSIGNMENT)
+    assert points(result) == FULL, explain(result)
+    assert not result["cell_errors"] and not result["flags"], explain(result)
+    metrics = {t["id"]: t["metrics"] for t in result["tasks"]}
+    assert metrics["conv1d_grad"]["max_rel_error"] < 1e-12, metrics
+    assert metrics["maxpool_grad"]["max_rel_error"] < 1e-12, metrics
+    assert metrics["histogram_classifier"]["accuracy"] >= 0.99, metrics
+    attack = metrics["adversarial_input"]
+    assert attack["f_before"] < 0 < attack["f_after"], metrics
+
+
+def test_exercise_earns_nothing(notebooks):
+    result = grade_notebook(notebooks["exercise"], ASSIGNMENT)
+    assert points(result) == dict.fromkeys(FULL, 0.0), explain(result)
+    for task in result["tasks"]:
+        assert "not implemented yet" in task["message"], explain(result)
+
+
+def test_check_cells_pass_on_the_solution(notebooks, monkeypatch, capsys):
+    assert_check_cells_pass(
+        run_in_process(notebooks["solution"], ASSIGNMENT, monkeypatch, capsys), FULL)
+
+
+def test_check_cells_fail_readably_on_the_exercise(notebooks, monkeypatch, capsys):
+    assert_check_cells_fail_readably(
+        run_in_process(notebooks["exercise"], ASSIGNMENT, monkeypatch, capsys), FULL)
+
+
+# -- the grader's references and data ----------------------------------------------------------------
+def test_reference_conv1d_is_the_textbook_correlation_with_its_gradients():
+    rng = np.random.default_rng(4)
+    x, k, g = rng.normal(size=(3, 11)), np.array([2.0, -1.0, 0.5, 3.0]), rng.normal(size=(3, 8))
+    ref = checks.reference_conv(x, k, g)
+    assert np.allclose(ref["value"], [np.correlate(row, k, "valid") for row in x], rtol=1e-13)
+    # dL/dk_j = sum_b sum_i g_bi x_b(i+j): correlation of x with g, not reversed
+    kernel_gradient = sum(np.correlate(xb, gb, "valid") for xb, gb in zip(x, g))
+    assert np.allclose(ref["k"], kernel_gradient, rtol=1e-13)
+    # dL/dx = full convolution of g with k
+    assert np.allclose(ref["x"], [np.convolve(gb, k, "full") for gb in g], rtol=1e-13)
+
+
+def test_reference_maxpool_routes_the_gradient_to_each_maximum():
+    x = np.array([[3.0, 1, -5, 0, 2.5, 2, 9, 5]])
+    ref = checks.reference_pool(x, 2, np.array([[1.0, 2, 3, 4]]))
+    assert ref["value"].tolist() == [[3, 0, 2.5, 9]]
+    assert ref["x"].tolist() == [[1, 0, 0, 2, 3, 0, 4, 0]]
+
+
+def test_drawn_kernels_are_never_symmetric_and_shapes_vary():
+    rng = np.random.default_rng(0)
+    conv = [checks.random_conv_case(rng, public=False) for _ in range(200)]
+    assert all(np.max(np.abs(k - k[::-1])) >= 0.5 for _, k, _ in conv)
+    assert len({(x.shape, len(k)) for x, k, _ in conv}) > 50
+    pool = [checks.random_pool_case(rng, public=False) for _ in range(200)]
+    assert all(x.shape[1] == n * g.shape[1] for x, n, g in pool)
+
+
+def test_the_grader_draws_histograms_as_the_notebook_does(solved):
+    for seed in range(3):
+        x_nb, y_nb = solved["histograms"](200, np.random.default_rng(seed))
+        x_gr, y_gr = checks.histograms(200, np.random.default_rng(seed))
+        assert np.array_equal(x_nb, x_gr) and np.array_equal(y_nb, y_gr)
+    assert np.allclose(x_gr.sum(axis=1), 1) and set(np.unique(y_gr)) == {0.0, 1.0}
+
+
+def test_reference_f_is_the_notebooks_network(solved):
+    x, _ = checks.histograms(50, np.random.default_rng(9))
+    with dp.no_grad():
+        notebook = solved["net"].forward(x).value
+    assert np.allclose(checks.reference_f(solved["net"].get_param(), x), notebook, rtol=1e-12)
+
+
+# -- correct code written otherwise, on hidden seeds -----------------------------------------------
+def conv1d_by_numpy(x, k):
+    """Row by row with NumPy's own correlate and convolve."""
+    def to_x(g):
+        return np.array([np.convolve(gb, k.value, "full") for gb in g])
+
+    def to_k(g):
+        return sum(np.correlate(xb, gb, "valid") for xb, gb in zip(x.value, g))
+    value = np.array([np.correlate(xb, k.value, "valid") for xb in x.value])
+    return dp.Node._result(value, "conv1d", (x, to_x), (k, to_k))
+
+
+def maxpool1d_by_mask(x, n):
+    """The gradient through a mask of the maxima (the same as the first maximum without ties)."""
+    windows = x.value.reshape(len(x.value), -1, n)
+    is_max = windows == windows.max(axis=-1, keepdims=True)
+    return dp.Node._result(windows.max(axis=-1), "maxpool1d",
+                           (x, lambda g: (is_max * g[..., None]).reshape(x.shape)))
+
+
+def adversarial_by_plain_steps(net, x0, rate=0.01):
+    """Steps of length `rate` (2-norm) along the raw gradient, clipped and renormalised; a list."""
+    path = [x0]
+    while net.forward(path[-1][None, :]).value[0] <= 0 and len(path) < 2000:
+        gradient = net.forward(dp.Node(path[-1][None, :], "x")).sum().grad(1)["x"][0]
+        x = np.clip(path[-1] + rate * gradient / np.linalg.norm(gradient), 0, None)
+        path.append(x / x.sum())
+    return path
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_correct_code_written_otherwise_passes_on_hidden_seeds(solved, seed):
+    assignment = COURSE.assignment(ASSIGNMENT)
+    namespace = {**solved, "conv1d": conv1d_by_numpy, "maxpool1d": maxpool1d_by_mask,
+                 "predict": lambda h: solved["net"].forward(h).value > 0,     # booleans
+                 "adversarial": adversarial_by_plain_steps}
+    with threadpool_limits(1):
+        results = run_checks(LocalSubmission(namespace, assignment), assignment, seed=3000 + seed,
+                             public=False)
+    assert {r["id"]: r["points"] for r in results} == FULL, [
+        (r["id"], r["message"]) for r in results if r["status"] != "passed"]
+    metrics = {r["id"]: r["metrics"] for r in results}
+    assert metrics["histogram_classifier"]["accuracy"] >= 0.993, metrics
