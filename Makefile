@@ -34,3 +34,17 @@ torch: $(STAMP)
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# JupyterLab on the course, for a student or an instructor: the exercises, and the jupytext
+# sources in solutions/ opening as notebooks on a double click (right click > Open With >
+# Editor shows them as text). LAB_ARGS passes options on, e.g. make lab LAB_ARGS=--no-browser
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/dp-courseware.json
+
+$(LAB_OVERRIDES): Makefile
+	mkdir -p $(dir $@)
+	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $@
+
+lab: $(STAMP) $(LAB_OVERRIDES)
+	$(VPY) -m jupyter lab $(LAB_ARGS)
+
+.PHONY: lab

@@ -1,4 +1,4 @@
-"""python -m autograder {build, grade, check} — see --help of each."""
+"""python -m autograder {build, grade, check, nbgrader-course, release} — see --help of each."""
 from __future__ import annotations
 
 import argparse
@@ -11,9 +11,15 @@ def _grade(args):
     from . import report
     from .grade import grade_all
     results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
-                        course_path=args.course, progress=not args.quiet)
+                        course_path=args.course, progress=not args.quiet,
+                        executor=args.executor, scheduler=args.scheduler)
     print(report.table(results))
     print(f"\ngrades:   {Path(args.out) / 'grades.csv'}\nfeedback: {Path(args.out) / 'feedback'}/")
+    if args.gradebook:
+        from .course import load_course
+        from .gradebook import write_grades
+        count = write_grades(results, args.gradebook, load_course(args.course))
+        print(f"gradebook: {count} submission(s) written to {args.gradebook}")
     return 0
 
 
@@ -45,6 +51,16 @@ def _build(args):
     return build_main(["--check"] if args.check else [])
 
 
+def _nbgrader_course(args):
+    from .nbgrader_course import main as course_main
+    return course_main(args)
+
+
+def _release(args):
+    from .release import main as release_main
+    return release_main(args)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     parser.add_argument("--course", help="course.toml to use (default: the repository's)")
@@ -56,6 +72,12 @@ def main(argv=None) -> int:
     grade.add_argument("--jobs", type=int, default=None, help="parallel submissions (default: all cores)")
     grade.add_argument("--assignment", help="assignment id, when it cannot be told from the files")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade.add_argument("--executor", choices=["local", "dask"], default="local",
+                       help="local processes (default), or Dask: a LocalCluster of --jobs workers, "
+                            "or the cluster at --scheduler (see docs/SCALING.md)")
+    grade.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
+    grade.add_argument("--gradebook", metavar="URL",
+                       help="also write the grades into this nbgrader gradebook (sqlite:///path/gradebook.db)")
     grade.set_defaults(run=_grade)
 
     check = commands.add_parser("check", help="grade one notebook and print the per-task table")
@@ -68,13 +90,31 @@ def main(argv=None) -> int:
     build.add_argument("--check", action="store_true", help="fail if exercises/ is stale")
     build.set_defaults(run=_build)
 
+    course = commands.add_parser(
+        "nbgrader-course", help="write an nbgrader course directory (config, source, release, gradebook)")
+    course.add_argument("directory", type=Path, help="the course directory to write (or update)")
+    course.add_argument("--students", default="alice,bob,carol",
+                        help="comma-separated student ids for the gradebook (default: %(default)s)")
+    course.add_argument("--assignment", action="append",
+                        help="only this assignment (repeatable; default: every one in course.toml)")
+    course.set_defaults(run=_nbgrader_course)
+
+    release = commands.add_parser(
+        "release", help="write the student bundle: dp, exercises, public checks, README")
+    release.add_argument("directory", type=Path, help="the bundle folder to write (must be new or empty)")
+    release.add_argument("--assignment", action="append",
+                         help="only this assignment's exercise (repeatable; default: every one)")
+    release.add_argument("--force", action="store_true", help="replace the folder if it exists")
+    release.set_defaults(run=_release)
+
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)   # like Ctrl-C: stop cleanly
     from .course import CourseError
+    from .executors import ExecutorError
     from .notebook import NotebookError
     try:
         return args.run(args)
-    except (CourseError, NotebookError, FileNotFoundError) as error:
+    except (CourseError, NotebookError, FileNotFoundError, ExecutorError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -9,15 +9,14 @@ interrupted run resumes with what is missing.
 from __future__ import annotations
 
 import base64
-import concurrent.futures
 import hashlib
 import json
 import os
 import re
 from pathlib import Path
 
-from . import report
-from .course import CourseError, load_course
+from . import executors, report
+from .course import ROOT, CourseError, load_course
 from .judge import run_checks
 from .notebook import (NotebookError, code_cells, grade_ids, read_notebook, scan_imports,
                        source_of)
@@ -96,9 +95,10 @@ def _all_tasks(assignment, status, message):
             for t in assignment.tasks]
 
 
-def grade_one(submission: Submission, course_path=None, protect=()) -> tuple:
+def grade_one(submission: Submission, course_path=None, protect=(), seed=None) -> tuple:
     """Grade one submission; returns (result dict, list of PNG figures as bytes). The paths in
-    `protect` (e.g. the output folder) are hidden from the submission."""
+    `protect` (e.g. the output folder) are hidden from the submission. `seed`: the grading
+    seed, when the caller has derived it already (default: `grading_seed`)."""
     course = load_course(course_path)
     assignment = course.assignment(submission.assignment_id)
     result = {"student": submission.student, "assignment": assignment.id,
@@ -123,7 +123,9 @@ def grade_one(submission: Submission, course_path=None, protect=()) -> tuple:
         if sandbox.report.get("tampered"):
             result["flags"].append("tampering: replaced " + ", ".join(map(str, sandbox.report["tampered"][:10])))
         result["isolation"] = sandbox.layers
-        result["tasks"] = run_checks(sandbox, assignment, grading_seed(course, submission.student, assignment.id))
+        if seed is None:
+            seed = grading_seed(course, submission.student, assignment.id)
+        result["tasks"] = run_checks(sandbox, assignment, seed)
         try:
             figures = [base64.b64decode(p) for p in sandbox.probe("__figures__")[:10]
                        if isinstance(p, str)]
@@ -181,12 +183,18 @@ def course_digest(course) -> str:
     return h.hexdigest()
 
 
-def _grade_job(submission, course_path, out):
-    return grade_one(submission, course_path, protect=[out])
+def _grade_job(submission, course_path, out, seed):
+    """The unit of work of every executor, here or on a Dask worker. The seed comes from the
+    main process, so a worker needs neither AUTOGRADER_SECRET nor anything else but the
+    repository, the course file and the submission (at the same paths)."""
+    return grade_one(submission, course_path, protect=[out], seed=seed)
 
 
-def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True) -> list:
-    """Grade every submission under `paths` into `out`; returns all results in `out`."""
+def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True,
+              executor="local", scheduler=None) -> list:
+    """Grade every submission under `paths` into `out`; returns all results in `out`.
+    `jobs`: submissions graded at once (default: all cores); `executor`: "local" (processes
+    here) or "dask" (a Dask LocalCluster of `jobs` workers, or the cluster at `scheduler`)."""
     from tqdm.auto import tqdm
     course = load_course(course_path)
     if assignment is not None:
@@ -204,7 +212,6 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
                           + ", ".join(f"{s}/{a}" for s, a in sorted(duplicates)))
     digest = course_digest(course)
     todo = [s for s in submissions if not _up_to_date(out, s, digest)]
-    jobs = jobs or os.cpu_count() or 1
     bar = tqdm(total=len(submissions), initial=len(submissions) - len(todo), unit="notebook",
                desc="grading", disable=not progress)
 
@@ -214,17 +221,14 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
         report.write_result(out, result)       # last: its presence means "done"
         bar.update(1)
 
-    if jobs == 1 or len(todo) <= 1:
-        for s in todo:
-            finish(*grade_one(s, course_path, protect=[out]))
-    else:
-        pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs)
-        try:
-            futures = [pool.submit(_grade_job, s, course_path, out) for s in todo]
-            for future in concurrent.futures.as_completed(futures):
-                finish(*future.result())
-        finally:                 # on an interruption, stop at once: a rerun resumes
-            pool.shutdown(wait=True, cancel_futures=True)
+    # Absolute paths and seeds derived here: the same call gives the same result on any worker.
+    course_file = Path(course_path or ROOT / "course.toml").absolute()
+    calls = [(Submission(s.path.absolute(), s.student, s.assignment_id), course_file, out.absolute(),
+              grading_seed(course, s.student, s.assignment_id)) for s in todo]
+    same_files = [course_file] + [c[0].path for c in calls[:1]]
+    with executors.completed(_grade_job, calls, executor, jobs, scheduler, same_files) as answers:
+        for result, figures in answers:     # in the order they finish
+            finish(result, figures)
     bar.close()
     results = [r for r in report.load_results(out)
                if (r["student"], r["assignment"]) in set(keys)] if submissions else []

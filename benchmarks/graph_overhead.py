@@ -1,7 +1,7 @@
 """The cost of the graph itself: dp on scalars, where NumPy does almost nothing and every
 microsecond is dp's own bookkeeping.
 
-    python benchmarks/graph_overhead.py [--repeats N] [--max-nodes N]
+    python benchmarks/graph_overhead.py [--repeats N] [--max-nodes N] [--clock wall|cpu]
 
 (1) per-op overhead: 10^4 scalar ops forward and backward, dp against a micrograd-style
     pure-Python scalar `Value` (defined below);
@@ -10,9 +10,11 @@ microsecond is dp's own bookkeeping.
 (3) y = y + y forty times: 2^40 paths from output to input, so backward must visit nodes, not
     paths (it must be instant);
 (4) linear scaling: backward time of chains of 10^4, 10^5 and 10^6 nodes, per node.
-Times are medians of repeats (time.perf_counter). Python's cyclic garbage collector is off in (1),
-as in timeit: at this size one full collection (several ms) would land at random in one engine's
-forward or backward. It is on in (2) and (3), as in user code; (4) shows both.
+Times are medians of repeats (time.perf_counter; with --clock cpu, the CPU time of the process,
+which leaves out the time other processes held the core). Python's cyclic garbage collector is
+off in (1), as in timeit: at this size one full collection (several ms) would land at random in
+one engine's forward or backward. It is on in (2) and (3), as in user code; (4) shows both (dp
+pauses the collector during backprop itself, so there the two should agree).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ import dp  # noqa: E402
 from common import OtherLoad, machine, memory  # noqa: E402
 
 OPS = 10_000
+clock = time.perf_counter  # --clock cpu: time.process_time
 
 
 class Value:
@@ -122,11 +125,11 @@ def run(engine, build, size):
     a full garbage collection left over from an earlier graph lands in no one's timing)."""
     gc.collect()
     x = dp_input() if engine == "dp" else Value(1.0)
-    start = time.perf_counter()
+    start = clock()
     y = build(x, size)
-    middle = time.perf_counter()
+    middle = clock()
     gradient = gradient_of(engine, x, y)
-    return middle - start, time.perf_counter() - middle, gradient
+    return middle - start, clock() - middle, gradient
 
 
 def median_runs(engines, build, size, repeats, collect=True):
@@ -169,16 +172,16 @@ def long_chain(nodes):
     gc.collect()
     before = memory()
     x = dp_input()
-    start = time.perf_counter()
+    start = clock()
     y = mul_chain(x, nodes)
-    forward = time.perf_counter() - start
+    forward = clock() - start
     built = memory()
-    start = time.perf_counter()
+    start = clock()
     try:
         gradient = float(y.grad(1)["x"])
     except RecursionError:
         sys.exit(f"ABORT: backward through a chain of {nodes:,} nodes hit Python's recursion limit")
-    backward = time.perf_counter() - start
+    backward = clock() - start
     after = memory()
     expected = 1.0000001 ** nodes
     print(f"(2) chain of {nodes:,} nodes, y = y * 1.0000001 (one run)")
@@ -229,9 +232,15 @@ def main():
     parser.add_argument("--repeats", type=int, default=7, help="repeats of the small graphs (default 7)")
     parser.add_argument("--max-nodes", type=int, default=10**6,
                         help="longest chain, for (2) and (4) (default 10^6)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: elapsed time (default); cpu: this process's CPU time, which "
+                             "leaves out the time other processes held the core (a shared machine)")
     args = parser.parse_args()
+    global clock
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     started = time.perf_counter()
-    print(f"dp graph overhead; {machine()}, dp {dp.__version__}\n")
+    print(f"dp graph overhead; {machine()}, dp {dp.__version__}; "
+          f"{'process CPU' if args.clock == 'cpu' else 'wall-clock'} time\n")
     sizes = [n for n in (10**4, 10**5, 10**6) if n < args.max_nodes] + [args.max_nodes]
     for measure in (lambda: per_op_overhead(args.repeats), lambda: long_chain(args.max_nodes),
                     lambda: doubling(args.repeats), lambda: scaling(sizes, args.repeats)):

@@ -2,12 +2,14 @@
 dp against a hand-written NumPy version, PyTorch on the CPU, and the matrix products alone.
 
     python benchmarks/mnist_mlp.py [--steps N] [--dtype float64|float32|both] [--threads N]
+                                   [--clock wall|cpu]
 
 Every implementation starts from the same weights (He normal W, zero b, drawn once with NumPy)
 and trains on the same data with the same sequence of mini-batches. Before anything is timed,
 3 steps of each are compared parameter by parameter; the script stops if they disagree.
-Timing: warm-up steps, then the median over repeats of N steps (time.perf_counter), the
-implementations taking turns so that a slow phase of the machine hits them all alike.
+Timing: warm-up steps, then the median over repeats of N steps (time.perf_counter, or with
+--clock cpu the CPU time of the process), the implementations taking turns so that a slow phase
+of the machine hits them all alike.
 Peak memory of one training step is measured in a fresh subprocess per implementation.
 The targets are those of the design ("Performance targets"): dp/numpy <= 1.05,
 dp/torch <= 0.9, dp/floor <= 1.5, and dp about twice as fast in float32 as in float64.
@@ -44,6 +46,10 @@ def parse_args(argv=None):
                         help="precision to benchmark (default both)")
     parser.add_argument("--threads", type=int, default=None,
                         help="threads for the BLAS and PyTorch (default: the libraries' own)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: elapsed time (default); cpu: this process's CPU time, which "
+                             "leaves out the time other processes held the core: for a shared "
+                             "machine, and only with --threads 1 (CPU time adds up the threads)")
     parser.add_argument("--repeats", type=int, default=7, help="timed repeats (default 7)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed steps first (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="weights and batch order (default 0)")
@@ -53,6 +59,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1 or args.warmup < 0 or (args.threads or 1) < 1:
         parser.error("--steps, --repeats and --threads must be positive, --warmup not negative")
+    if args.clock == "cpu" and args.threads != 1:
+        parser.error("--clock cpu needs --threads 1: the CPU time of several threads adds up")
     return args
 
 
@@ -323,15 +331,16 @@ def time_all(names, weights, data, dtype, args) -> dict:
         for i in range(args.warmup):
             trainer.step(batches[name][i % len(data)])
     per_step = {name: [] for name in names}
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     order = list(names)
     for repeat in range(args.repeats):
         for name in order[repeat % len(order):] + order[:repeat % len(order)]:  # rotate the turns
             trainer, todo = trainers[name], batches[name]
             time.sleep(PAUSE)
-            start = time.perf_counter()
+            start = clock()
             for i in range(args.steps):
                 trainer.step(todo[i % len(todo)])
-            per_step[name].append((time.perf_counter() - start) / args.steps)
+            per_step[name].append((clock() - start) / args.steps)
     return per_step
 
 
@@ -451,8 +460,9 @@ def main(args):
         print("PyTorch: not installed (pip install -e '.[torch]')")
     for line in describe_threads(threadpoolctl, torch):
         print(line)
-    print(f"timing: {args.warmup} warm-up steps, then the median of {args.repeats} repeats of "
-          f"{args.steps} steps each, implementations taking turns")
+    clock = "process CPU time" if args.clock == "cpu" else "wall-clock time"
+    print(f"timing ({clock}): {args.warmup} warm-up steps, then the median of {args.repeats} "
+          f"repeats of {args.steps} steps each, implementations taking turns")
 
     weights = initial_weights(args.seed)
     indices = batch_indices(len(mnist.x_train), max(min(args.steps, 100), AGREEMENT_STEPS), args.seed)

@@ -1,0 +1,245 @@
+"""Where the grading of a class runs: in this process, in a pool of local processes, or on a
+Dask cluster. The work is the same everywhere (`grade._grade_job`, one submission per call) and
+so is its answer, (result, figures); only the main process writes results.
+
+    with completed(function, calls, executor="local", workers=4) as answers:
+        for answer in answers:          # in the order the calls finish
+            ...
+
+  local, 1 worker    the calls run one after the other in this process
+  local, N workers   a pool of N processes, each taking the next call as soon as it is free, so
+                     one slow submission holds up one worker and no other call
+  dask               a Dask LocalCluster of N single-threaded worker processes, or the cluster
+                     whose scheduler is at `scheduler`; a worker gets a call only when it is
+                     free, and before the first call every worker is checked to grade as this
+                     machine does (`fingerprint`: same Python, NumPy, autograder and dp, MNIST
+                     files, and the same course.toml and submissions at the same paths)
+
+Leaving the `with` block early (an error, Ctrl-C, SIGTERM) cancels the calls not yet started
+and stops the submissions being graded at once (their processes are killed, so a hostile one
+cannot hold the run up until its time limit). A rerun resumes.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+EXECUTORS = ("local", "dask")
+PACKAGES = ("autograder", "dp")       # the code that grades: it must be the same on every worker
+
+
+class ExecutorError(RuntimeError):
+    """The executor cannot run the grading as asked (no Dask, no scheduler, workers that differ)."""
+
+
+@contextlib.contextmanager
+def completed(function, calls, executor="local", workers=None, scheduler=None, same_files=()):
+    """Run `function(*args)` for each `args` in `calls`; yields an iterator over the return
+    values in the order they finish. `workers`: processes (default: all cores); `scheduler`: a
+    Dask scheduler address; `same_files`: paths that Dask workers must see as this process does."""
+    calls = list(calls)
+    workers = workers or os.cpu_count() or 1
+    if executor not in EXECUTORS:
+        raise ExecutorError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+    if executor == "local" and scheduler is not None:
+        raise ExecutorError("--scheduler needs --executor dask")
+    if not calls:
+        yield iter(())
+    elif executor == "dask":
+        with _dask(function, calls, workers, scheduler, [str(p) for p in same_files]) as answers:
+            yield answers
+    elif workers == 1 or len(calls) <= 1:
+        yield (function(*args) for args in calls)
+    else:
+        with _pool(function, calls, min(workers, len(calls))) as answers:
+            yield answers
+
+
+@contextlib.contextmanager
+def _pool(function, calls, workers):
+    import concurrent.futures
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
+    waiting, running = iter(calls), set()
+
+    def feed():     # a call only for a free worker: nothing queues behind a slow submission
+        for args in itertools.islice(waiting, workers - len(running)):
+            running.add(pool.submit(function, *args))
+
+    def answers():
+        feed()
+        while running:
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            running.difference_update(done)
+            feed()
+            yield from (future.result() for future in done)
+
+    try:
+        yield answers()
+    finally:                # interrupted: start nothing new, stop what runs; a rerun resumes
+        while not all(future.done() for future in running):
+            _stop_submissions()
+            concurrent.futures.wait(running, timeout=0.2)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- Dask -------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _dask(function, calls, workers, scheduler, same_files):
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ExecutorError("--executor dask needs Dask: pip install -e '.[dask]'") from None
+    cluster = None
+    try:
+        if scheduler is None:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address=None, preload=[__name__],
+                                   silence_logs=logging.ERROR)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler)     # waits up to distributed.comm.timeouts.connect
+    except (OSError, TimeoutError, ValueError) as error:
+        if cluster is not None:
+            cluster.close()
+        where = f"reach the Dask scheduler at {scheduler}" if scheduler else "start a Dask LocalCluster"
+        raise ExecutorError(f"cannot {where}: {error}") from None
+    futures = []
+    try:
+        _check_workers(client, same_files)
+        yield _fed(client, function, calls, futures)
+    finally:
+        if any(not future.done() for future in futures):
+            client.cancel(futures)      # interrupted: start nothing new, stop what runs
+            with contextlib.suppress(Exception):
+                for _ in range(50):
+                    if not any(client.run(_stop_submissions).values()):
+                        break
+                    time.sleep(0.2)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _fed(client, function, calls, futures):
+    """The answers as they finish, with never more calls on the cluster than it has workers:
+    a worker gets its next call only when it is free, so no call ever waits behind a slow one
+    (Dask would otherwise queue calls on busy workers). Workers that join later (e.g. Slurm
+    jobs that start) get work at the next answer."""
+    from dask.distributed import as_completed
+    waiting, running = iter(calls), as_completed()
+
+    def feed():
+        for args in itertools.islice(waiting, max(len(client.nthreads()), 1) - running.count()):
+            futures.append(client.submit(_one_at_a_time, function, *args, pure=False))
+            running.add(futures[-1])
+
+    feed()
+    for future in running:
+        answer = future.result()
+        futures.remove(future)
+        feed()
+        yield answer
+
+
+def dask_setup(worker):
+    """Dask's preload hook, run in each LocalCluster worker: Ctrl-C reaches the whole process
+    group, but stopping is the main process's job (it stops the submissions, then the cluster)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_LOCK = threading.Lock()
+
+
+def _one_at_a_time(function, *args):
+    """Run on a Dask worker. A worker with several threads still grades one submission at a
+    time: the judge (pytest) is not thread-safe."""
+    with _LOCK:
+        return function(*args)
+
+
+def fingerprint(files=()) -> dict:
+    """What makes grading here give the same results as elsewhere: the Python and NumPy
+    versions, the grading code (autograder with its checks and probes, dp), the MNIST files
+    that dp.data finds, the isolation layers, and `files` as seen from here (a digest of each)."""
+    import numpy
+    from . import isolation
+    from .course import ROOT
+    code = hashlib.sha256()
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            code.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    data = Path(os.environ.get("DP_DATA_DIR") or Path.home() / ".cache" / "dp" / "mnist").expanduser()
+    mnist = sorted(f"{p.name}:{p.stat().st_size}" for p in data.glob("*.gz")) if data.is_dir() else []
+    found = {"python": sys.version.split()[0], "numpy": numpy.__version__,
+             "grading code": code.hexdigest()[:16], "MNIST files": " ".join(mnist) or "none",
+             "isolation": "full (root)" if isolation.can_isolate() else "Python guards only"}
+    for name in files:
+        try:
+            found[name] = hashlib.sha256(Path(name).read_bytes()).hexdigest()[:16]
+        except OSError as error:
+            found[name] = f"unreadable ({error.strerror})"
+    return found
+
+
+def _check_workers(client, files):
+    try:
+        client.wait_for_workers(1, timeout=120)
+        theirs = client.run(fingerprint, files)
+    except TimeoutError:
+        raise ExecutorError("the Dask cluster has no workers (none joined within 120 s)") from None
+    except Exception as error:      # e.g. ModuleNotFoundError: 'autograder' on the workers
+        raise ExecutorError(f"the Dask workers cannot run the grader ({type(error).__name__}: "
+                            f"{error}); install this repository on every worker") from None
+    mine = fingerprint(files)
+    differences = [f"{worker}: {key} {value} there, {mine[key]} here"
+                   for worker, info in sorted(theirs.items())
+                   for key, value in info.items() if value != mine[key] and key != "isolation"]
+    isolation = {info["isolation"] for info in theirs.values()} - {mine["isolation"]}
+    if isolation:   # graded all the same; each result's `isolation` field says which layers applied
+        print(f"note: isolation on the Dask workers: {', '.join(sorted(isolation))}; "
+              f"here: {mine['isolation']}", file=sys.stderr)
+    if differences:
+        raise ExecutorError("the Dask workers would not grade as this machine does:\n  "
+                            + "\n  ".join(differences[:20])
+                            + "\nthey need the same repository and environment, and the files "
+                              "at the same paths")
+    threads = client.nthreads()
+    if any(n > 1 for n in threads.values()):
+        print(f"note: a Dask worker grades one submission at a time, whatever its threads: "
+              f"start workers with --nthreads 1 and as many per machine as it has cores "
+              f"({len(threads)} workers, {sum(threads.values())} threads)", file=sys.stderr)
+
+
+def _stop_submissions() -> bool:
+    """Kill the submission processes that this process started, itself or through its workers
+    (each leads its own process group), so that the gradings running now end at once: their
+    sandboxes see the submission gone and clean up as usual. (Linux: /proc.) Returns whether a
+    grading is still under way in this process (on a Dask worker)."""
+    parents, runners = {}, []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit():
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if b"autograder.runner" in (entry / "cmdline").read_bytes():
+                    runners.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    for pid in runners:
+        ancestor = parents.get(pid)
+        for _ in range(8):                  # a runner is a child or grandchild of this process
+            if ancestor in (None, os.getpid()):
+                break
+            ancestor = parents.get(ancestor)
+        if ancestor == os.getpid():
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+    return _LOCK.locked()
