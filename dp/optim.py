@@ -2,14 +2,8 @@
 
 Each optimizer is its update rule, written as in its docstring, for one parameter theta with
 gradient g and its own state. Moment buffers belong to one parameter and to the optimizer, so
-they are updated in place; theta and g are not (they may be shared with the caller), and the new
-theta is a new array. Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a
-dictionary ``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
-
-Speed: on large parameters these updates are bound by memory, not arithmetic: each NumPy
-operation is a pass over the array, and each temporary array is memory that must come through
-the caches. So RMSProp and Adam compute in one new array (``work``), in place, which in the end
-holds the new theta: the same passes as a hand-written NumPy Adam, and no other temporaries.
+they are updated in place; theta is not (its array may be shared with the caller's data). Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a dictionary
+``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
 """
 from __future__ import annotations
 
@@ -36,8 +30,7 @@ class Optimizer:
             if key not in settings:
                 raise TypeError(f"{type(self).__name__}: unknown hyperparameter {key!r}; "
                                 f"it takes {sorted(settings)}")
-            # a NumPy float would promote float32 parameters to float64; a Python float does not
-            settings[key] = float(value) if isinstance(value, np.floating) else value
+            settings[key] = value
         self.hyperparameters = settings
         vars(self).update(settings)
         self.model, self.x_train, self.y_train = model, x_train, y_train
@@ -102,29 +95,14 @@ class SGD(Optimizer):
         return theta - self.lr * g
 
 
-def _average(state, key, value, beta, work=None):
-    """state[key] <- beta * state[key] + (1 - beta) * value, in the optimizer's own buffer.
-    `work`, if given, is an array that may be overwritten (it may be `value` itself)."""
+def _average(state, key, value, beta):
+    """state[key] <- beta * state[key] + (1 - beta) * value, in the optimizer's own buffer."""
     if key not in state:
         state[key] = np.zeros_like(value)
     buffer = state[key]
     buffer *= beta
-    buffer += np.multiply(value, 1 - beta, out=work)
+    buffer += (1 - beta) * value
     return buffer
-
-
-def _adaptive_step(theta, lr, numerator, mean_square, epsilon, work):
-    """theta - lr * numerator / (sqrt(mean_square) + epsilon), computed in `work`, returned."""
-    np.sqrt(mean_square, out=work)
-    work += epsilon
-    np.divide(numerator, work, out=work)
-    work *= lr
-    return np.subtract(theta, work, out=work)
-
-
-def _work_array(theta, g):
-    """A new array for an update to compute in, and then to hold the new theta."""
-    return np.empty_like(theta, dtype=np.result_type(theta, g))
 
 
 class SGD_Momentum(Optimizer):
@@ -142,9 +120,8 @@ class RMSProp(Optimizer):
     defaults = {"lr": 0.001, "beta": 0.9, "epsilon": 1e-8}
 
     def update(self, theta, g, state):
-        work = _work_array(theta, g)
-        s = _average(state, "s", np.square(g, out=work), self.beta, work)
-        return _adaptive_step(theta, self.lr, g, s, self.epsilon, work)
+        s = _average(state, "s", g * g, self.beta)
+        return theta - self.lr * g / (np.sqrt(s) + self.epsilon)
 
 
 class Adam(Optimizer):
@@ -160,12 +137,9 @@ class Adam(Optimizer):
 
     def update(self, theta, g, state):
         t = self.steps_done
-        work = _work_array(theta, g)
-        m = _average(state, "m", g, self.beta1, work)
-        v = _average(state, "v", np.square(g, out=work), self.beta2, work)
-        v_hat = np.divide(v, 1 - self.beta2 ** t, out=work)
-        # lr * m_hat = (lr / (1 - beta1^t)) * m: a scalar factor, rather than a pass over m
-        return _adaptive_step(theta, self.lr / (1 - self.beta1 ** t), m, v_hat, self.epsilon, work)
+        m_hat = _average(state, "m", g, self.beta1) / (1 - self.beta1 ** t)
+        v_hat = _average(state, "v", g * g, self.beta2) / (1 - self.beta2 ** t)
+        return theta - self.lr * m_hat / (np.sqrt(v_hat) + self.epsilon)
 
 
 RMS_Prop = RMSProp  # the 2019 library's spelling

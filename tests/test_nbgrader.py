@@ -39,8 +39,9 @@ def autograde_environment() -> dict:
 
 
 def make_course(tmp: Path):
-    """A course directory for every assignment; three submissions of 01 autograded by nbgrader
-    (and its gradebook as it was before, for `grade --gradebook`), and graded by `grade`."""
+    """A course directory for 01 with three submissions (one of them through nbgrader's
+    exchange), autograded by nbgrader and graded by `grade`, which also writes its grades into
+    a copy of the gradebook as it was before nbgrader's autograde (ours.db)."""
     course_dir = tmp / "course"
     run("-m", "autograder", "nbgrader-course", course_dir, "--assignment", ASSIGNMENT,
         "--students", ",".join(STUDENTS), cwd=ROOT)
