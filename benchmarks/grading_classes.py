@@ -25,20 +25,20 @@ import tempfile
 import time
 from pathlib import Path
 
+import common
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-import nbformat  # noqa: E402
-
-import common  # noqa: E402
-from autograder import build  # noqa: E402
-from autograder.course import load_course  # noqa: E402
-from autograder.demo import _last_solution_undone  # noqa: E402
+# autograder, nbformat and nbgrader are imported where they are needed: grading_overhead.py times
+# the grader in a process that should hold what a grader's process holds, and no more.
 
 
 def variants(assignment_id: str) -> dict:
     """{kind: nbgrader notebook} for one assignment: solution, stub, partial, mutant_<name>..."""
-    sys.path.insert(0, str(ROOT))
+    import nbformat
+    from autograder import build
+    from autograder.course import load_course
+    from autograder.demo import _last_solution_undone
     from tests.mutants import all_mutants
     course = load_course()
     a = course.assignment(assignment_id)
@@ -63,6 +63,8 @@ def variants(assignment_id: str) -> dict:
 def make_class(folder: Path, assignment_id: str, students: int) -> Path:
     """nbgrader's submitted/<student>/<assignment>/<notebook>.ipynb for `students` students,
     taking turns through solution, stub, partial and the mutants."""
+    import nbformat
+    from autograder.course import load_course
     a = load_course().assignment(assignment_id)
     kinds = variants(assignment_id)
     order = ["solution", "stub", "partial"] + sorted(k for k in kinds if k.startswith("mutant_"))
@@ -118,6 +120,9 @@ class NbgraderCourse:
     course build) and its gradebook entry (from the real `nbgrader generate_assignment`)."""
 
     def __init__(self, folder: Path, assignment_id: str):
+        import nbformat
+        from autograder import build
+        from autograder.course import load_course
         self.root, self.assignment = Path(folder), load_course().assignment(assignment_id)
         source = self.root / "source" / assignment_id / f"{self.assignment.notebook}.ipynb"
         source.parent.mkdir(parents=True, exist_ok=True)

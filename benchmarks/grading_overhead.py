@@ -12,12 +12,16 @@ is the grader's: start, run, probe, judge, report. Graded with its real checks.
 1. End to end, from the command line, as an instructor runs them (median of --repeat runs):
    one notebook (cold: the tool's own start-up included), and a class of --class-size copies
    graded serially, whose slope is the cost of one more submission.
-2. Our phases, timed in this process around the real `grade_one` (warm, median of 5).
-3. The pieces that make up the start of a submission process, each timed on its own.
+2. Our phases, timed around the real `grade_one` (warm, median of 5) in a fresh process that
+   imports what a grader's worker process imports, and no more (a larger heap makes pytest's
+   garbage collections, and so the judge, slower than in the grader).
+3. The pieces that make up the start of a submission process, each timed on its own, and the
+   fixed cost of one pytest session (the judge starts one per submission).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -26,10 +30,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import nbformat
-
 from common import machine
-from grading_classes import ROOT, NbgraderCourse, OtherLoad, Timing, grade, variants
+from grading_classes import ROOT, OtherLoad, Timing
 
 
 
@@ -47,6 +49,8 @@ def median_timing(repeat, measure) -> Timing:
 
 def end_to_end(tmp: Path, a, size: int, repeat: int) -> dict:
     """Seconds for 1 and for `size` notebooks, ours and nbgrader's; and the slope of each."""
+    import nbformat
+    from grading_classes import NbgraderCourse, grade, variants
     solution = variants(a.id)["solution"]
     classes = {}
     for n in (1, size):
@@ -97,14 +101,11 @@ PHASES = ["load course.toml", "read & scan the notebook", "sandbox set-up (temp 
           "report (feedback HTML + result JSON)", "other"]
 
 
-def phases(tmp: Path, a, repeat: int) -> dict:
-    """Median seconds per phase of grading the solution notebook, in this process."""
+def phases(path: Path, assignment_id: str, repeat: int) -> dict:
+    """Median seconds per phase of grading the notebook at `path`, in this process."""
     from autograder import grade as g
     from autograder import report
     from autograder.sandbox import Sandbox
-    path = tmp / "phases" / f"{a.notebook}.ipynb"
-    path.parent.mkdir(parents=True)
-    nbformat.write(variants(a.id)["solution"], str(path))
     clock = Phases()
     clock.wrap(g, "load_course", "load course.toml")
     for name in ("read_notebook", "code_cells", "scan_imports", "notebook_flags"):
@@ -124,14 +125,14 @@ def phases(tmp: Path, a, repeat: int) -> dict:
     clock.wrap(report, "write_feedback", "report (feedback HTML + result JSON)")
     clock.wrap(report, "write_result", "report (feedback HTML + result JSON)")
     runs = []
-    submission = g.Submission(path, "student", a.id)
+    submission = g.Submission(path, "student", assignment_id)
     g.grade_one(submission)                  # warm: imports and first-time costs
     for _ in range(repeat):
         clock.seconds.clear()
         begin = time.perf_counter()
         result, figures = g.grade_one(submission)
-        report.write_feedback(tmp / "out", result, figures)
-        report.write_result(tmp / "out", result)
+        report.write_feedback(path.parent / "out", result, figures)
+        report.write_result(path.parent / "out", result)
         total = time.perf_counter() - begin
         s = dict(clock.seconds)
         s["start: interpreter, imports, guards"] = (s.pop("start") - s["run the notebook's cells"]
@@ -140,7 +141,7 @@ def phases(tmp: Path, a, repeat: int) -> dict:
         s["judge: pytest + reference values"] = s.pop("checks") - probes
         s["other"] = total - sum(s.values())
         s["total"] = total
-        assert result["score"] == a.max_score, result
+        assert result["score"] == result["max_score"], result
         runs.append(s)
     return {k: statistics.median(r.get(k, 0.0) for r in runs) for k in PHASES + ["total"]}
 
@@ -172,8 +173,6 @@ def pieces(tmp: Path, a, repeat: int) -> dict:
                                     text=True, cwd=tempfile.gettempdir()).stdout)
     found["for comparison: fork() of a process that has all that imported"] = median_of(repeat, forked)
     from autograder.course import PACKAGE
-    from autograder.judge import _quiet_pytest
-    import pytest
     empty = tmp / "pytest" / "test_nothing.py"
     empty.parent.mkdir()
     empty.write_text("def test_nothing():\n    pass\n")
@@ -181,13 +180,15 @@ def pieces(tmp: Path, a, repeat: int) -> dict:
             "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:stepwise", "--import-mode=importlib",
             "-s", "-W", "ignore"]
 
-    def session():
-        start = time.perf_counter()
-        with _quiet_pytest():
-            pytest.main(args)
-        return time.perf_counter() - start
-    session()
-    found["pytest.main() session, one empty test (judge, per submission)"] = median_of(max(repeat, 5), session)
+    def session():      # in a process like a grader's worker: autograder.grade imported
+        code = (path + "import statistics, time, pytest, autograder.grade\n"
+                "from autograder.judge import _quiet_pytest\nseconds = []\n"
+                "for _ in range(6):\n    start = time.perf_counter()\n    with _quiet_pytest():\n"
+                f"        pytest.main({args!r})\n    seconds.append(time.perf_counter() - start)\n"
+                "print(statistics.median(seconds[1:]), file=sys.stderr)")
+        run = subprocess.run([sys.executable, "-I", "-c", code], check=True, capture_output=True, text=True)
+        return float(run.stderr.strip().splitlines()[-1])
+    found["pytest.main() session, one empty test (judge, per submission)"] = median_of(repeat, session)
     return found
 
 
@@ -198,8 +199,14 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-nbgrader", action="store_true", help="only our phases and pieces")
     parser.add_argument("--assignment", default="01_scalar_autodiff",
                         help="whose reference solution to grade (default: 01, the trivial one)")
+    parser.add_argument("--phases-of", type=Path, help=argparse.SUPPRESS)   # the fresh process of 2.
     args = parser.parse_args(argv)
+    if args.phases_of:
+        print(json.dumps(phases(args.phases_of, args.assignment, 5)))
+        return 0
+    import nbformat
     from autograder.course import load_course
+    from grading_classes import variants
     a = load_course().assignment(args.assignment)
     print(f"Grading overhead per submission: notebook {a.id} (solution), {machine()}\n")
     with tempfile.TemporaryDirectory(prefix="grading-overhead-") as tmp, OtherLoad() as load:
@@ -222,8 +229,12 @@ def main(argv=None) -> int:
                   f"ours includes it.")
             print(f"   target: ours / nbgrader <= 0.25 per submission -> "
                   f"{s['ours', 'slope'] / s['nbgrader', 'slope']:.2f}\n")
-        p = phases(tmp, a, 5)
-        print("2. Our phases for one submission, in-process (warm), median of 5: seconds")
+        notebook = tmp / "phases" / f"{a.notebook}.ipynb"
+        notebook.parent.mkdir()
+        nbformat.write(variants(a.id)["solution"], str(notebook))
+        p = json.loads(subprocess.run([sys.executable, __file__, "--phases-of", str(notebook), "--assignment",
+                                       a.id], check=True, capture_output=True, text=True).stdout)
+        print("2. Our phases for one submission, in a fresh process (warm), median of 5: seconds")
         for phase in PHASES:
             print(f"   {phase:<44}{p[phase]:>8.3f}  {100 * p[phase] / p['total']:>4.0f} %")
         print(f"   {'total (grade_one + report)':<44}{p['total']:>8.3f}\n")
