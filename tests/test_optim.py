@@ -99,3 +99,49 @@ def test_minibatches_cover_the_data_each_epoch():
     assert sorted(seen) == list(range(10))
     again = np.concatenate([yb for _, yb in dp.batches(x, y, batch_size=3, seed=1)])
     np.testing.assert_array_equal(seen, again)
+
+
+# -- the in-place updates equal the one-line formulas, bit for bit ---------------------------------
+def one_liner(rule, h):
+    """The update rule as a student writes it (notebook 06), one new array per operation."""
+    def update(theta, g, state, t):
+        if rule == "SGD":
+            return theta - h["lr"] * g
+        if rule == "SGD_Momentum":
+            v = state["v"] = h["beta"] * state.get("v", 0.0) + (1 - h["beta"]) * g
+            return theta - h["lr"] * v
+        if rule == "RMSProp":
+            s = state["s"] = h["beta"] * state.get("s", 0.0) + (1 - h["beta"]) * (g * g)
+            return theta - h["lr"] * g / (np.sqrt(s) + h["epsilon"])
+        m = state["m"] = h["beta1"] * state.get("m", 0.0) + (1 - h["beta1"]) * g
+        v = state["v"] = h["beta2"] * state.get("v", 0.0) + (1 - h["beta2"]) * (g * g)
+        m_hat, v_hat = m / (1 - h["beta1"] ** t), v / (1 - h["beta2"] ** t)
+        return theta - h["lr"] * m_hat / (np.sqrt(v_hat) + h["epsilon"])
+    return update
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", SETTINGS)
+def test_updates_equal_the_one_line_formula_exactly(name, dtype):
+    """Two parameters of one shape (so they share the optimizer's scratch arrays) and one of
+    another, 30 steps with random gradients: every new theta is identical to the formula's, and
+    theta and g are left as they were."""
+    rng = np.random.default_rng(7)
+    hyper = {k: (np.float64(v) if k != "lr" else v) for k, v in SETTINGS[name].items()}
+    optimizer = getattr(dp, name)(None, None, None, **hyper)
+    formula = one_liner(name, SETTINGS[name])
+    shapes = [(5, 3), (5, 3), (4,)]
+    ours = [rng.normal(size=s).astype(dtype) for s in shapes]
+    theirs = [theta.copy() for theta in ours]
+    our_states, their_states = [{} for _ in shapes], [{} for _ in shapes]
+    for t in range(1, 31):
+        optimizer.steps_done = t
+        for i, shape in enumerate(shapes):
+            g = rng.normal(size=shape).astype(dtype)
+            theta, g_before, theta_before = ours[i], g.copy(), ours[i].copy()
+            ours[i] = optimizer.update(theta, g, our_states[i])
+            theirs[i] = formula(theirs[i], g, their_states[i], t)
+            np.testing.assert_array_equal(g, g_before)
+            np.testing.assert_array_equal(theta, theta_before)
+            assert ours[i] is not theta and ours[i].dtype == dtype
+            np.testing.assert_array_equal(ours[i], theirs[i], err_msg=f"{name}, step {t}, parameter {i}")
