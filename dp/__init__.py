@@ -7,8 +7,8 @@ from . import allocator, data, init
 from .init import seed
 from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
 from .model import BatchNorm, Dense, Dropout, Layer, Model
-from .node import (Node, ShapeError, as_array, concatenate, detect_anomaly, maximum, minimum,
-                   no_grad)
+from .node import (Node, ShapeError, as_array, concatenate, custom_op, detect_anomaly, maximum,
+                   minimum, no_grad)
 from .optim import SGD, SGD_Momentum, RMS_Prop, RMSProp, Adam, Optimizer
 from .utils import (GradcheckError, batches, gradcheck, numerical_gradient, one_hot,
                     relative_error)
@@ -18,7 +18,7 @@ __version__ = "1.0.0"
 allocator.tune()  # glibc: keep freed arrays for the next training step (see dp/allocator.py)
 
 __all__ = [
-    "Node", "ShapeError", "as_array", "concatenate", "maximum", "minimum", "no_grad",
+    "Node", "ShapeError", "as_array", "concatenate", "custom_op", "maximum", "minimum", "no_grad",
     "detect_anomaly", "cross_entropy", "binary_cross_entropy", "mean_squared_error", "mse",
     "Model", "Layer", "Dense", "Dropout", "BatchNorm",
     "Optimizer", "SGD", "SGD_Momentum", "RMSProp", "RMS_Prop", "Adam",

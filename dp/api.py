@@ -32,6 +32,7 @@ STABLE_API = {
     "Node.conv1d": "(self, kernel)", "Node.maxpool1d": "(self, size)",
     "concatenate": "(nodes, axis=0) -> 'Node'",
     "maximum": "(a, b) -> 'Node'", "minimum": "(a, b) -> 'Node'",
+    "custom_op": "(name: 'str', value, *inputs) -> 'Node'",
     "no_grad": "()", "detect_anomaly": "()", "ShapeError": None,
     "as_array": "(value, dtype=None) -> 'np.ndarray'",
     # -- losses --

@@ -471,6 +471,21 @@ class Node:
 
 
 # -- functions of several nodes ----------------------------------------------------------------
+def custom_op(name: str, value, *inputs) -> Node:
+    """An op of your own: a new Node holding `value`, computed by the op `name` from `inputs`,
+    pairs ``(operand Node, backward)`` where ``backward(g)`` returns d loss / d operand for the
+    upstream gradient g = d loss / d (the new node), an array of value's shape. Every op of dp
+    is made this way; for example a * b is
+    ``custom_op("mul", a.value * b.value, (a, lambda g: g * b.value), (b, lambda g: g * a.value))``.
+    """
+    for pair in inputs:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], Node)
+                and callable(pair[1])):
+            raise TypeError(f"custom_op {name!r}: each input must be a pair (operand Node, "
+                            f"backward function), not {pair!r:.80}")
+    return Node._result(as_array(value), name, *inputs)
+
+
 def _nodes(values):
     return [v if isinstance(v, Node) else Node(v) for v in values]
 

@@ -100,3 +100,28 @@ def test_backprop_cost_is_linear_in_graph_size():
         node._inputs = tuple((o, lambda g, f=f: calls.append(1) or f(g)) for o, f in node._inputs)
     y.grad(1)
     assert len(calls) == sum(len(n._inputs) for n in order) == 200 * 4
+
+
+def test_custom_op_builds_an_op_whose_gradients_are_its_backward_functions():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+
+    def mul(x, y):
+        return dp.custom_op("mul", x.value * y.value, (x, lambda g: g * y.value),
+                            (y, lambda g: g * x.value))
+    assert dp.gradcheck(mul, a, b) < 1e-6
+    assert mul(dp.Node(a, "a"), dp.Node(b, "b")).op == "mul"
+
+    def wrong(x, y):   # d/dy given as x + 1: the check must notice
+        return dp.custom_op("mul", x.value * y.value, (x, lambda g: g * y.value),
+                            (y, lambda g: g * (x.value + 1)))
+    with pytest.raises(dp.GradcheckError):
+        dp.gradcheck(wrong, a, b)
+
+
+@pytest.mark.parametrize("bad", [(), "a", (1, 2)])
+def test_custom_op_names_a_malformed_input(bad):
+    a = dp.Node(np.ones(2), "a")
+    inputs = [(a,)] if bad == () else [bad]
+    with pytest.raises(TypeError, match="custom_op 'twice': each input must be a pair"):
+        dp.custom_op("twice", 2 * a.value, *inputs)

@@ -71,16 +71,12 @@ from autograder import check
 #
 # Every op of `dp` is a forward value and a local gradient side by side: `Node.__mul__` in
 # `dp/node.py` computes `a.value * b.value` and says that the gradient with respect to `a` is
-# `g * b.value` for an upstream gradient `g`. `custom_op` below gives you the same mechanism: it
+# `g * b.value` for an upstream gradient `g`. `dp.custom_op` gives you the same mechanism: it
 # makes a new `Node` from its value and, for each operand, a function `backward(g)` that returns
 # the gradient with respect to that operand.
 
 # %%
-def custom_op(name: str, value: np.ndarray, *inputs) -> Node:
-    """A new Node holding `value`, computed by the op `name` from `inputs`: pairs
-    (operand Node, backward), where backward(g) is d loss / d operand for the upstream
-    gradient g = d loss / d (the new node), an array of value's shape."""
-    return Node._result(np.asarray(value), name, *inputs)
+from dp import custom_op   # custom_op(name, value, (operand, backward), ...) -> Node
 
 
 # %% [markdown]

@@ -264,11 +264,7 @@ check("running_statistics")
 # `x - array` is a Node). Evaluation does not change the running statistics.
 
 # %%
-def custom_op(name: str, value: np.ndarray, *inputs) -> Node:
-    """A new Node holding `value`, computed by the op `name` from `inputs`: pairs
-    (operand Node, backward), where backward(g) is d loss / d operand for the upstream
-    gradient g = d loss / d (the new node), an array of value's shape."""
-    return Node._result(np.asarray(value), name, *inputs)
+from dp import custom_op   # custom_op(name, value, (operand, backward), ...) -> Node
 
 
 # %%

@@ -138,11 +138,7 @@ print("np.convolve, kernel flipped:", np.convolve(signal, kernel[::-1], "valid")
 # `backward(g)` that returns the gradient of the loss with respect to that operand.
 
 # %%
-def custom_op(name: str, value: np.ndarray, *inputs) -> Node:
-    """A new Node holding `value`, computed by the op `name` from `inputs`: pairs
-    (operand Node, backward), where backward(g) is d loss / d operand for the upstream
-    gradient g = d loss / d (the new node), an array of value's shape."""
-    return Node._result(np.asarray(value), name, *inputs)
+from dp import custom_op   # custom_op(name, value, (operand, backward), ...) -> Node
 
 
 # %% [markdown]
