@@ -3,48 +3,23 @@ check cells pass on the solution and fail readably on the exercise, and the grad
 model for the training loop (the probes' NumPy regressor) agrees with dp."""
 from __future__ import annotations
 
-import importlib.util
-import warnings
-
 import numpy as np
 import pytest
 
 import dp
-from autograder.course import PACKAGE
 from autograder.probes import dp_library as probes
-from tests.grading import COURSE, explain, grade_notebook, points
-from tests.test_nb02_matrix_autodiff import (assert_check_cells_fail_readably,
-                                             assert_check_cells_pass,
-                                             assert_exercise_earns_nothing,
-                                             forbidden_imports_of_probes, full_marks,
-                                             notebook_paths)
+from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks,
+                           forbidden_imports_of_probes, grade_notebook, load_checks,
+                           notebook_tests, notebooks_fixture)
 
 ASSIGNMENT = "03_dp_library"
 TARGET = COURSE.assignment(ASSIGNMENT).thresholds["toy_loss"]
-
-
-def _load_checks():
-    path = PACKAGE / "checks" / "dp_library.py"
-    spec = importlib.util.spec_from_file_location("nb03_checks", path)
-    module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
-        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-        spec.loader.exec_module(module)
-    return module
-
-
-checks = _load_checks()
-
-
-@pytest.fixture(scope="module")
-def notebooks(tmp_path_factory):
-    return notebook_paths(ASSIGNMENT, tmp_path_factory.mktemp("nb03"))
+checks = load_checks(ASSIGNMENT)
+notebooks = notebooks_fixture(ASSIGNMENT)
 
 
 def test_solution_earns_full_marks(notebooks):
-    result = grade_notebook(notebooks["solution"], ASSIGNMENT)
-    assert points(result) == full_marks(ASSIGNMENT), explain(result)
-    assert not result["cell_errors"] and not result["flags"], explain(result)
+    result = assert_full_marks(grade_notebook(notebooks["solution"], ASSIGNMENT), ASSIGNMENT)
     metrics = {t["id"]: t["metrics"] for t in result["tasks"]}
     assert metrics["named_leaves"]["max_rel_error"] < 1e-8, metrics
     assert metrics["model_layers"]["max_rel_error"] < 1e-8, metrics
@@ -52,16 +27,9 @@ def test_solution_earns_full_marks(notebooks):
     assert metrics["training_loop"]["final_loss"] < 0.5 * TARGET, metrics
 
 
-def test_exercise_earns_nothing(notebooks):
-    assert_exercise_earns_nothing(notebooks["exercise"], ASSIGNMENT)
-
-
-def test_check_cells_pass_on_the_solution(notebooks, monkeypatch, capsys):
-    assert_check_cells_pass(notebooks["solution"], ASSIGNMENT, monkeypatch, capsys)
-
-
-def test_check_cells_fail_readably_on_the_exercise(notebooks, monkeypatch, capsys):
-    assert_check_cells_fail_readably(notebooks["exercise"], ASSIGNMENT, monkeypatch, capsys)
+(test_exercise_earns_nothing, test_check_cells_pass_on_the_solution,
+ test_check_cells_fail_readably_on_the_exercise) = notebook_tests(ASSIGNMENT,
+                                                                  **STUBS_FAIL_EVERYWHERE)
 
 
 # -- the grader's own model for train() ---------------------------------------------------------

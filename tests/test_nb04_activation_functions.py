@@ -1,47 +1,21 @@
 """Notebook 04, activation functions: the solution earns every point, the stub none, a made-up
 plot loses the plot, and bugs that change the networks' gradients cost exactly the tasks they
 must. The grader's NumPy reference agrees with dp, and the plot's thresholds have a margin."""
-import importlib.util
-import os
-import re
-import warnings
-
 import numpy as np
 import pytest
 
-from autograder.course import PACKAGE
-from tests.grading import (COURSE, exercise_path, explain, grade_notebook, grade_source, mutate,
-                           points, solution_source)
+from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, explain,
+                           full_marks, grade_notebook, grade_source, load_checks, mutate,
+                           notebook_fixture, points, solution_source, stub_source)
 from tests.mutants.activation_functions import CASCADES
 
 A = "04_activation_functions"
-FULL = {t.id: t.points for t in COURSE.assignment(A).tasks}
-
-
-def _load_checks():
-    path = PACKAGE / "checks" / "activation_functions.py"
-    spec = importlib.util.spec_from_file_location("nb04_checks", path)
-    module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
-        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-        spec.loader.exec_module(module)
-    return module
-
-
-checks = _load_checks()
-
-
-def stub_source(source: str) -> str:
-    """The solution with each `### BEGIN SOLUTION ... ### END SOLUTION` block replaced by
-    `raise NotImplementedError()` at the block's indentation, as nbgrader does."""
-    block = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION\n", re.M | re.S)
-    return block.sub(lambda m: f"{m[1]}raise NotImplementedError()\n", source)
+FULL = full_marks(A)
+checks = load_checks(A)
 
 
 def test_solution_gets_full_marks(tmp_path):
-    result = grade_source(solution_source(A), A, tmp_path)
-    assert points(result) == FULL, explain(result)
-    assert result["cell_errors"] == [], explain(result)
+    result = assert_full_marks(grade_source(solution_source(A), A, tmp_path), A, flags=False)
     metrics = {t["id"]: t["metrics"] for t in result["tasks"]}["vanishing_plot"]
     assert metrics["sigmoid_decay"] < 1e-4 and metrics["relu_decay"] > 0.1, metrics
 
@@ -51,8 +25,8 @@ def test_stub_gets_zero_on_every_task(tmp_path):
     if path.exists():
         result = grade_notebook(path, A)
     else:
-        result = grade_source(stub_source(solution_source(A)), A, tmp_path)
-    assert points(result) == {task: 0 for task in FULL}, explain(result)
+        result = grade_source(stub_source(solution_source(A), your_code_here=False), A, tmp_path)
+    assert_earns_nothing(result, A)
 
 
 def test_made_up_plot_that_still_decays_loses_the_plot_only(tmp_path):
@@ -89,25 +63,7 @@ def test_reference_backpropagation_agrees_with_dp(activation):
 
 
 # -- the notebook, run in-process as Jupyter runs it ----------------------------------------------
-@pytest.fixture(scope="module")
-def notebook():
-    """The solution's namespace, its cells run one by one, each `check` cell for real, and all
-    figures closed after every cell, as Jupyter's inline backend does."""
-    import jupytext
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    saved = os.environ.pop("AUTOGRADER_GRADING", None)
-    namespace = {"__name__": "__main__"}
-    try:
-        for cell in jupytext.reads(solution_source(A), fmt="py:percent").cells:
-            if cell.cell_type == "code":
-                exec(compile(cell.source, "<cell>", "exec"), namespace)
-                plt.close("all")
-    finally:
-        if saved is not None:
-            os.environ["AUTOGRADER_GRADING"] = saved
-    return namespace
+notebook = notebook_fixture(A)
 
 
 def test_self_checks_pass_in_the_notebook_although_jupyter_closed_the_figures(notebook):

@@ -1,66 +1,26 @@
 """Notebook 05, weight initialisation: the solution earns every point, the exercise none, the
 notebook's own check cells pass as Jupyter runs them, and the statistical thresholds leave a wide
 margin both ways: correct initialisers never fail them, the planted bugs never pass."""
-import importlib.util
-import os
-import warnings
-
 import numpy as np
 import pytest
 
-from autograder.course import PACKAGE
-from tests.grading import (COURSE, exercise_path, explain, grade_notebook, grade_source, points,
-                           solution_source)
+from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, grade_notebook,
+                           grade_source, load_checks, notebook_fixture, solution_source)
 
 A = "05_weight_initialisation"
-FULL = {t.id: t.points for t in COURSE.assignment(A).tasks}
-
-
-def _load_checks():
-    path = PACKAGE / "checks" / "weight_initialisation.py"
-    spec = importlib.util.spec_from_file_location("nb05_checks", path)
-    module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
-        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-        spec.loader.exec_module(module)
-    return module
-
-
-checks = _load_checks()
+checks = load_checks(A)
 
 
 def test_solution_gets_full_marks(tmp_path):
-    result = grade_source(solution_source(A), A, tmp_path)
-    assert points(result) == FULL, explain(result)
-    assert result["cell_errors"] == [], explain(result)
+    assert_full_marks(grade_source(solution_source(A), A, tmp_path), A, flags=False)
 
 
 def test_exercise_gets_zero_on_every_task():
-    result = grade_notebook(exercise_path(A), A)
-    assert points(result) == {task: 0 for task in FULL}, explain(result)
-    assert all("NotImplementedError" in t["message"] for t in result["tasks"]), explain(result)
+    assert_earns_nothing(grade_notebook(exercise_path(A), A), A, says="NotImplementedError")
 
 
 # -- the notebook, run in-process as Jupyter runs it ----------------------------------------------
-@pytest.fixture(scope="module")
-def notebook():
-    """The solution's namespace, its cells run one by one, each `check` cell for real, and all
-    figures closed after every cell, as Jupyter's inline backend does."""
-    import jupytext
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    saved = os.environ.pop("AUTOGRADER_GRADING", None)
-    namespace = {"__name__": "__main__"}
-    try:
-        for cell in jupytext.reads(solution_source(A), fmt="py:percent").cells:
-            if cell.cell_type == "code":
-                exec(compile(cell.source, "<cell>", "exec"), namespace)
-                plt.close("all")
-    finally:
-        if saved is not None:
-            os.environ["AUTOGRADER_GRADING"] = saved
-    return namespace
+notebook = notebook_fixture(A)
 
 
 def test_self_checks_pass_in_the_notebook_although_jupyter_closed_the_figures(notebook):

@@ -1,70 +1,33 @@
 """Notebook 06, optimizers: the solution earns every point, the exercise none, the notebook's own
 check cells pass as Jupyter runs them, grading uses other problems than the self-check, and every
 named mistake is far from dp's reference on any hidden problem."""
-import importlib.util
-import os
-import warnings
-
 import numpy as np
 import pytest
 
-from autograder.course import PACKAGE
 from autograder.grade import grading_seed
 from autograder.judge import run_checks
 from autograder.selfcheck import LocalSubmission
-from tests.grading import (COURSE, exercise_path, explain, grade_notebook, grade_source, points,
+from tests.grading import (COURSE, assert_earns_nothing, assert_full_marks, exercise_path,
+                           explain, grade_notebook, grade_source, load_checks, notebook_fixture,
                            solution_source)
 
 A = "06_optimizers"
-FULL = {t.id: t.points for t in COURSE.assignment(A).tasks}
 RULES = ("momentum_update", "rmsprop_update", "adam_update")
-
-
-def _load_checks():
-    spec = importlib.util.spec_from_file_location("nb06_checks", PACKAGE / "checks" / "optimizers.py")
-    module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
-        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-        spec.loader.exec_module(module)
-    return module
-
-
-checks = _load_checks()
+checks = load_checks(A)
 
 
 def test_solution_gets_full_marks(tmp_path):
-    result = grade_source(solution_source(A), A, tmp_path)
-    assert points(result) == FULL, explain(result)
-    assert result["cell_errors"] == [], explain(result)
+    result = assert_full_marks(grade_source(solution_source(A), A, tmp_path), A, flags=False)
     errors = [t["metrics"].get(f"{t['id']}_max_rel_error", 0) for t in result["tasks"]]
     assert max(errors) < 1e-12, explain(result)
 
 
 def test_exercise_gets_zero_on_every_task():
-    result = grade_notebook(exercise_path(A), A)
-    assert points(result) == {task: 0 for task in FULL}, explain(result)
+    assert_earns_nothing(grade_notebook(exercise_path(A), A), A)
 
 
 # -- the notebook, run in-process as Jupyter runs it ----------------------------------------------
-@pytest.fixture(scope="module")
-def notebook():
-    """The solution's namespace, its cells run one by one, each `check` cell for real, and all
-    figures closed after every cell, as Jupyter's inline backend does."""
-    import jupytext
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    saved = os.environ.pop("AUTOGRADER_GRADING", None)
-    namespace = {"__name__": "__main__"}
-    try:
-        for cell in jupytext.reads(solution_source(A), fmt="py:percent").cells:
-            if cell.cell_type == "code":
-                exec(compile(cell.source, "<cell>", "exec"), namespace)
-                plt.close("all")
-    finally:
-        if saved is not None:
-            os.environ["AUTOGRADER_GRADING"] = saved
-    return namespace
+notebook = notebook_fixture(A)
 
 
 def test_self_checks_pass_in_the_notebook_although_jupyter_closed_the_figures(notebook):

@@ -5,49 +5,26 @@ constants, the exact ODE solution); correct code written otherwise passes on hid
 every named mistake is far from the reference."""
 from __future__ import annotations
 
-import importlib.util
-import warnings
-
 import numpy as np
 import pytest
 
 import dp
-from autograder.course import PACKAGE
 from autograder.judge import run_checks
 from autograder.probes import optimisation_beyond_ml as probes
 from autograder.selfcheck import LocalSubmission
 from dp import Node
-from tests.grading import COURSE, explain, grade_notebook, points
-from tests.test_nb07_dropout import (assert_check_cells_fail_readably, assert_check_cells_pass,
-                                     notebook_paths, run_in_process)
+from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, full_marks,
+                           grade_notebook, load_checks, notebook_tests, notebooks_fixture)
 
 ASSIGNMENT = "10_optimisation_beyond_ml"
-FULL = {t.id: t.points for t in COURSE.assignment(ASSIGNMENT).tasks}
-
-
-def _load_checks():
-    path = PACKAGE / "checks" / "optimisation_beyond_ml.py"
-    spec = importlib.util.spec_from_file_location("nb10_checks", path)
-    module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
-        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-        spec.loader.exec_module(module)
-    return module
-
-
-checks = _load_checks()
-
-
-@pytest.fixture(scope="module")
-def notebooks(tmp_path_factory):
-    return notebook_paths(ASSIGNMENT, tmp_path_factory.mktemp("nb10"))
+FULL = full_marks(ASSIGNMENT)
+checks = load_checks(ASSIGNMENT)
+notebooks = notebooks_fixture(ASSIGNMENT, built=True)
 
 
 # -- the notebooks, graded ------------------------------------------------------------------------
 def test_solution_earns_full_marks_with_the_published_numbers(notebooks):
-    result = grade_notebook(notebooks["solution"], ASSIGNMENT)
-    assert points(result) == FULL, explain(result)
-    assert not result["cell_errors"] and not result["flags"], explain(result)
+    result = assert_full_marks(grade_notebook(notebooks["solution"], ASSIGNMENT), ASSIGNMENT)
     metrics = {t["id"]: t["metrics"] for t in result["tasks"]}
     shape = metrics["catenary_shape"]
     assert abs(shape["a"] - checks.A_CATENARY) < 2e-4, shape
@@ -59,20 +36,9 @@ def test_solution_earns_full_marks_with_the_published_numbers(notebooks):
     assert metrics["ode_residual"]["max_rel_error"] < 1e-12, metrics
 
 
-def test_exercise_earns_nothing(notebooks):
-    result = grade_notebook(notebooks["exercise"], ASSIGNMENT)
-    assert points(result) == dict.fromkeys(FULL, 0.0), explain(result)
-    for task in result["tasks"]:
-        assert "not implemented yet" in task["message"], explain(result)
-
-
-def test_check_cells_pass_on_the_solution(notebooks, monkeypatch, capsys):
-    assert_check_cells_pass(run_in_process(notebooks["solution"], ASSIGNMENT, monkeypatch, capsys), FULL)
-
-
-def test_check_cells_fail_readably_on_the_exercise(notebooks, monkeypatch, capsys):
-    assert_check_cells_fail_readably(
-        run_in_process(notebooks["exercise"], ASSIGNMENT, monkeypatch, capsys), FULL)
+(test_exercise_earns_nothing, test_check_cells_pass_on_the_solution,
+ test_check_cells_fail_readably_on_the_exercise) = notebook_tests(ASSIGNMENT,
+                                                                  **LIKE_JUPYTER_IN_ITS_FOLDER)
 
 
 # -- the grader's references ----------------------------------------------------------------------

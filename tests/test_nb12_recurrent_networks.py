@@ -4,48 +4,23 @@ agree with each other (dp's unrolled graph, central differences) and with the no
 adding problem's distribution)."""
 from __future__ import annotations
 
-import importlib.util
-import warnings
-
 import jupytext
 import numpy as np
 import pytest
 
 import dp
-from autograder.course import PACKAGE
-from tests.grading import COURSE, explain, grade_notebook, points, solution_source
-from tests.test_nb02_matrix_autodiff import (assert_check_cells_fail_readably,
-                                             assert_check_cells_pass,
-                                             assert_exercise_earns_nothing,
-                                             forbidden_imports_of_probes, full_marks,
-                                             notebook_paths)
+from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks,
+                           forbidden_imports_of_probes, grade_notebook, load_checks,
+                           notebook_tests, notebooks_fixture, solution_source)
 
 ASSIGNMENT = "12_recurrent_networks"
-
-
-def _load_checks():
-    path = PACKAGE / "checks" / "recurrent_networks.py"
-    spec = importlib.util.spec_from_file_location("nb12_checks", path)
-    module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():   # the `task` mark is registered by the grader, not here
-        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-        spec.loader.exec_module(module)
-    return module
-
-
-checks = _load_checks()
+checks = load_checks(ASSIGNMENT)
 THRESHOLD = COURSE.assignment(ASSIGNMENT).thresholds.get("sequence_mse", checks.SEQUENCE_MSE)
-
-
-@pytest.fixture(scope="module")
-def notebooks(tmp_path_factory):
-    return notebook_paths(ASSIGNMENT, tmp_path_factory.mktemp("nb12"))
+notebooks = notebooks_fixture(ASSIGNMENT)
 
 
 def test_solution_earns_full_marks(notebooks):
-    result = grade_notebook(notebooks["solution"], ASSIGNMENT)
-    assert points(result) == full_marks(ASSIGNMENT), explain(result)
-    assert not result["cell_errors"] and not result["flags"], explain(result)
+    result = assert_full_marks(grade_notebook(notebooks["solution"], ASSIGNMENT), ASSIGNMENT)
     metrics = {t["id"]: t["metrics"] for t in result["tasks"]}
     assert metrics["rnn_forward"]["max_rel_error"] < 1e-12, metrics
     assert metrics["bptt_gradients"]["rel_error_vs_unrolled"] < 1e-12, metrics
@@ -53,16 +28,9 @@ def test_solution_earns_full_marks(notebooks):
     assert metrics["sequence_task"]["mse"] < 0.5 * THRESHOLD, metrics
 
 
-def test_exercise_earns_nothing(notebooks):
-    assert_exercise_earns_nothing(notebooks["exercise"], ASSIGNMENT)
-
-
-def test_check_cells_pass_on_the_solution(notebooks, monkeypatch, capsys):
-    assert_check_cells_pass(notebooks["solution"], ASSIGNMENT, monkeypatch, capsys)
-
-
-def test_check_cells_fail_readably_on_the_exercise(notebooks, monkeypatch, capsys):
-    assert_check_cells_fail_readably(notebooks["exercise"], ASSIGNMENT, monkeypatch, capsys)
+(test_exercise_earns_nothing, test_check_cells_pass_on_the_solution,
+ test_check_cells_fail_readably_on_the_exercise) = notebook_tests(ASSIGNMENT,
+                                                                  **STUBS_FAIL_EVERYWHERE)
 
 
 # -- the grader's references -----------------------------------------------------------------------
