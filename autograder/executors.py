@@ -222,17 +222,21 @@ def _check_workers(client, files):
 def _stop_submissions() -> bool:
     """Kill the submission processes that this process started, itself or through its workers
     (each leads its own process group), so that the gradings running now end at once: their
-    sandboxes see the submission gone and clean up as usual. (Linux: /proc.) Returns whether a
-    grading is still under way in this process (on a Dask worker)."""
-    parents, runners = {}, []
+    sandboxes see the submission gone and clean up as usual. (Linux: /proc.) A submission
+    process is started with exec (`autograder.runner` in its command line) or forked by a
+    zygote (whose command line, `autograder.zygote`, it inherits: it is one whose parent has it
+    too). Returns whether a grading is still under way in this process (on a Dask worker)."""
+    parents, commands = {}, {}
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit():
                 parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                if b"autograder.runner" in (entry / "cmdline").read_bytes():
-                    runners.append(int(entry.name))
+                commands[int(entry.name)] = (entry / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue
+    forked = {pid for pid, command in commands.items() if b"autograder.zygote" in command}
+    runners = [pid for pid, command in commands.items() if b"autograder.runner" in command
+               or (pid in forked and parents.get(pid) in forked)]
     for pid in runners:
         ancestor = parents.get(pid)
         for _ in range(8):                  # a runner is a child or grandchild of this process

@@ -93,8 +93,9 @@ def refuse(error, what):
     raise error
 
 
-def install(forbidden, workdir, hidden, max_output):
-    """Install every guard; call once, before running the student's code."""
+def install(forbidden, workdir, hidden, max_output, protect=()):
+    """Install every guard; call once, before running the student's code. The parent process
+    may not be signalled, nor the processes in `protect`."""
     forbidden = frozenset(forbidden)
     for name in list(sys.modules):
         if name.split(".")[0] in forbidden:
@@ -128,15 +129,22 @@ def install(forbidden, workdir, hidden, max_output):
 
     me, parent, group = os.getpid(), os.getppid(), os.getpgid(0)
     real_kill, real_killpg = os.kill, os.killpg
+    untouchable = {0, -1, me, parent, -group, *protect}
+    groups = {0, group}
+    for pid in (parent, *protect):
+        try:
+            groups.add(os.getpgid(pid))
+        except OSError:
+            pass
 
     def kill(pid, sig):
-        if pid in (0, -1, me, parent, -group):
+        if pid in untouchable:
             refuse(PermissionError("signalling the grader or this process is not allowed"),
                    "signalling the grader or itself")
         return real_kill(pid, sig)
 
     def killpg(pgid, sig):
-        if pgid in (0, group) or pgid == os.getpgid(parent):
+        if pgid in groups:
             refuse(PermissionError("signalling the grader or this process is not allowed"),
                    "signalling the grader or itself")
         return real_killpg(pgid, sig)

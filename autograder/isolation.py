@@ -54,12 +54,18 @@ def claim_uid():
 
 
 _libc = None
+PR_SET_DUMPABLE = 4
+
+
+def load_libc():
+    """The C library, loaded once (a zygote loads it before forking, not each child)."""
+    global _libc
+    _libc = _libc or ctypes.CDLL(None, use_errno=True)
+    return _libc
 
 
 def _call(name, *args):
-    global _libc
-    _libc = _libc or ctypes.CDLL(None, use_errno=True)
-    if getattr(_libc, name)(*args) != 0:
+    if getattr(load_libc(), name)(*args) != 0:
         raise OSError(ctypes.get_errno(), f"{name} failed: {os.strerror(ctypes.get_errno())}")
 
 
@@ -149,6 +155,14 @@ def child_setup(limits, workdir: Path, hidden, uid, needed=()):
             os.setuid(uid)
             os.chdir(workdir)             # through the new, writable mount
     return setup
+
+
+def set_dumpable():
+    """After setuid without exec (a child forked by the zygote), the kernel makes a process
+    undumpable: its /proc files belong to root and it cannot read them. Exec would have reset
+    that; this does the same, so the process is what a freshly started one would be."""
+    _call("prctl", PR_SET_DUMPABLE, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+          ctypes.c_ulong(0))
 
 
 def describe(uid) -> list:

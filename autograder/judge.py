@@ -25,6 +25,12 @@ from .course import PACKAGE
 from .sandbox import ProbeError, SubmissionCrashed, SubmissionTimeout
 
 SEVERITY = {"passed": 0, "failed": 1, "error": 2, "timeout": 3}
+# pytest plugins the judge does without (one session per submission: their cost adds up). The
+# exception plugins collect garbage at the end of each session to find exceptions raised in
+# __del__ or threads, half of an empty session's time; the checks are trusted code that starts
+# no threads, and when grading, the student's objects never reach this process (plain data).
+UNNEEDED_PLUGINS = ("cacheprovider", "terminal", "stepwise", "unraisableexception",
+                    "threadexception", "faulthandler")
 
 
 def _message(excinfo) -> tuple:
@@ -121,8 +127,9 @@ def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
     {"id", "points", "max_points", "status", "message", "metrics", "checks"}."""
     plugin = JudgePlugin(submission, assignment, seed, public, tasks)
     args = [str(assignment.checks_path), "-c", str(PACKAGE / "checks" / "pytest.ini"),
-            "--rootdir", str(PACKAGE / "checks"), "-p", "no:cacheprovider", "-p", "no:terminal",
-            "-p", "no:stepwise", "--import-mode=importlib", "-s", "-W", "ignore"]
+            "--rootdir", str(PACKAGE / "checks"), "--import-mode=importlib", "-s", "-W", "ignore"]
+    for unneeded in UNNEEDED_PLUGINS:
+        args += ["-p", f"no:{unneeded}"]
     with _quiet_pytest():
         code = pytest.main(args, plugins=[plugin])
     if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):

@@ -9,9 +9,15 @@ The layers (autograder.isolation for the operating system's, autograder.guard fo
   * as root: its own uid, a read-only file system but its directory, grader files hidden, and
     no network (namespaces); always: the Python guards;
   * plain-data replies only, of bounded size (see `protocol`).
+
+The process is forked by a zygote that has imported NumPy, matplotlib and dp once for this
+grader process (`autograder.zygote`, `autograder.forkserver`), which saves a fresh interpreter
+and its imports per submission; the child then applies all of the above before any student
+code runs. Without a usable zygote it is a fresh interpreter started with exec, as before.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -21,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import isolation, protocol
+from . import forkserver, isolation, protocol
 from .course import ROOT
 
 EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest is for probes
@@ -54,6 +60,13 @@ def child_environment(workdir: Path) -> dict:
     data_dir = os.environ.get("DP_DATA_DIR", str(Path.home() / ".cache" / "dp" / "mnist"))
     env["DP_DATA_DIR"] = data_dir   # the same MNIST as the grader's, when it has one
     return env
+
+
+class ExecChild(subprocess.Popen):
+    """A submission process started with exec (no zygote)."""
+
+    def release(self):
+        """Nothing to do: `wait` has reaped it (a ForkedChild is reaped by its zygote)."""
 
 
 class Sandbox:
@@ -106,14 +119,24 @@ class Sandbox:
         return self
 
     def _spawn(self, request_r, reply_w, uid):
-        return subprocess.Popen(
+        """The submission process: forked by a zygote that has imported what it needs
+        (autograder.zygote), or else a fresh interpreter. The same isolation either way."""
+        env = child_environment(self.workdir)
+        needed = [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+                  ROOT, self.workdir, env["DP_DATA_DIR"]]
+        settings = {"workdir": str(self.workdir), "env": env, "uid": uid, "hidden": self.hidden,
+                    "limits": dataclasses.asdict(self.limits), "needed": [str(p) for p in needed],
+                    "root": str(ROOT), "protect": [os.getpid()]}
+        child = forkserver.fork(forkserver.preload_for(self.assignment), settings, request_r,
+                                reply_w, self._stdout.fileno())
+        if child is not None:
+            return child
+        return ExecChild(
             [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(request_r), str(reply_w)],
-            cwd=self.workdir, env=child_environment(self.workdir), stdin=subprocess.DEVNULL,
+            cwd=self.workdir, env=env, stdin=subprocess.DEVNULL,
             stdout=self._stdout, stderr=subprocess.STDOUT, pass_fds=(request_r, reply_w),
             start_new_session=True,
-            preexec_fn=isolation.child_setup(self.limits, self.workdir, self.hidden, uid, needed=[
-                sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-                ROOT, self.workdir, child_environment(self.workdir)["DP_DATA_DIR"]]))
+            preexec_fn=isolation.child_setup(self.limits, self.workdir, self.hidden, uid, needed))
 
     def _end(self, error):
         """The conversation is over: stop the submission now, and give later probes `error`."""
@@ -202,6 +225,7 @@ class Sandbox:
                     pass
             self._kill()
             self.process.wait()
+            self.process.release()
             for fd in (self._request_w, self._reply_r):
                 try:
                     os.close(fd)

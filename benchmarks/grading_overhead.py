@@ -17,11 +17,17 @@ is the grader's: start, run, probe, judge, report. Graded with its real checks.
    garbage collections, and so the judge, slower than in the grader).
 3. The pieces that make up the start of a submission process, each timed on its own, and the
    fixed cost of one pytest session (the judge starts one per submission).
+
+Submission processes are forked by a zygote that has imported NumPy, matplotlib and dp once per
+grader process (autograder.zygote): "fork/exec" is then the fork and the isolation set-up, and
+"interpreter, imports" what is left of the start (the guards). --no-zygote measures the former
+way, a fresh interpreter per submission (AUTOGRADER_ZYGOTE=0).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -172,13 +178,25 @@ def pieces(tmp: Path, a, repeat: int) -> dict:
         return float(subprocess.run([sys.executable, "-I", "-c", code], check=True, capture_output=True,
                                     text=True, cwd=tempfile.gettempdir()).stdout)
     found["for comparison: fork() of a process that has all that imported"] = median_of(repeat, forked)
+
+    def zygote():       # once per grader process, before its first submission
+        code = (path + "import time; from autograder import forkserver\n"
+                "from autograder.course import load_course\n"
+                f"modules = forkserver.preload_for(load_course().assignment({a.id!r}))\n"
+                "start = time.perf_counter(); zygote = forkserver.Zygote(modules)\n"
+                "print(time.perf_counter() - start); zygote.stop()")
+        return float(subprocess.run([sys.executable, "-I", "-c", code], check=True, capture_output=True,
+                                    text=True, cwd=tempfile.gettempdir()).stdout)
+    found["zygote start, once per grader process (interpreter + its imports)"] = median_of(repeat, zygote)
     from autograder.course import PACKAGE
+    from autograder.judge import UNNEEDED_PLUGINS
     empty = tmp / "pytest" / "test_nothing.py"
     empty.parent.mkdir()
     empty.write_text("def test_nothing():\n    pass\n")
     args = [str(empty), "-c", str(PACKAGE / "checks" / "pytest.ini"), "--rootdir", str(empty.parent),
-            "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:stepwise", "--import-mode=importlib",
-            "-s", "-W", "ignore"]
+            "--import-mode=importlib", "-s", "-W", "ignore"]
+    for plugin in UNNEEDED_PLUGINS:     # as the judge runs it
+        args += ["-p", f"no:{plugin}"]
 
     def session():      # in a process like a grader's worker: autograder.grade imported
         code = (path + "import statistics, time, pytest, autograder.grade\n"
@@ -199,8 +217,12 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-nbgrader", action="store_true", help="only our phases and pieces")
     parser.add_argument("--assignment", default="01_scalar_autodiff",
                         help="whose reference solution to grade (default: 01, the trivial one)")
+    parser.add_argument("--no-zygote", action="store_true",
+                        help="start each submission process with exec, as before the zygote")
     parser.add_argument("--phases-of", type=Path, help=argparse.SUPPRESS)   # the fresh process of 2.
     args = parser.parse_args(argv)
+    if args.no_zygote:
+        os.environ["AUTOGRADER_ZYGOTE"] = "0"      # for every grader this script starts
     if args.phases_of:
         print(json.dumps(phases(args.phases_of, args.assignment, 5)))
         return 0
@@ -208,7 +230,9 @@ def main(argv=None) -> int:
     from autograder.course import load_course
     from grading_classes import variants
     a = load_course().assignment(args.assignment)
-    print(f"Grading overhead per submission: notebook {a.id} (solution), {machine()}\n")
+    how = "exec per submission (no zygote)" if args.no_zygote else "forked by a zygote"
+    print(f"Grading overhead per submission: notebook {a.id} (solution), submission processes "
+          f"{how}; {machine()}\n")
     with tempfile.TemporaryDirectory(prefix="grading-overhead-") as tmp, OtherLoad() as load:
         tmp = Path(tmp)
         if not args.skip_nbgrader:

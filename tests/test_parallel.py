@@ -108,12 +108,19 @@ def test_a_dask_cluster_at_a_scheduler_address_gives_the_results_of_one_core(cla
 
 
 def _our_submissions(session) -> set:
-    """The submission processes started by the grader whose session is `session`."""
+    """The submission processes started by the grader whose session is `session`: exec'd
+    (`autograder.runner` in their command line) or forked by a zygote (they inherit its
+    `autograder.zygote`, and so does their parent)."""
     found = set()
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and b"autograder.runner" in (entry / "cmdline").read_bytes():
-                parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            if not entry.name.isdigit():
+                continue
+            command = (entry / "cmdline").read_bytes()
+            parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            forked = b"autograder.zygote" in command and \
+                b"autograder.zygote" in Path(f"/proc/{parent}/cmdline").read_bytes()
+            if b"autograder.runner" in command or forked:
                 if int(Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[3]) == session:
                     found.add(int(entry.name))
         except (OSError, ValueError, IndexError):

@@ -1,0 +1,279 @@
+"""The zygote: a trusted process that has imported what submissions import, and forks them.
+
+Starting a submission process used to mean a fresh interpreter importing NumPy, matplotlib and
+dp, about half a second for every notebook, however trivial. A grader process (see
+`autograder.forkserver`) starts one zygote, which imports all that once (`PRELOAD`, minus the
+assignment's forbidden modules) and then forks one child per submission. The child applies the
+same isolation as a freshly started process would (`autograder.isolation.child_setup`: own
+session, uid, mount and network namespaces, resource limits), and only then runs
+`autograder.runner.main`, which installs the Python guards and runs the student's code.
+
+What the zygote itself must never do, and does not:
+  * run or even see student code: it receives only the isolation settings and the file
+    descriptors of the submission's channels (the cells travel from the grader to the child);
+  * install audit hooks or guards (they would be inherited half-done; the child installs them);
+  * fork while it has more than one thread (a lock held by another thread would stay locked in
+    the child): it counts its threads before every fork, and refuses when there are more
+    (OpenBLAS starts none: OPENBLAS_NUM_THREADS=1 is in its environment before NumPy loads);
+  * hold a secret: its environment is a submission's (no AUTOGRADER_SECRET), the grading seed
+    never reaches it.
+
+Protocol on the control socket (SOCK_SEQPACKET, one JSON message per packet):
+  grader -> zygote  {"preload": [module, ...]} once (not in its command line, which must name
+                    no module: `executors` finds submission processes by theirs);
+                    {"fork": settings} with four descriptors: request (read end), reply (write
+                    end), output file, status (write end);  {"release": pid}
+  zygote -> grader  {"hello": ..., "threads": n} once;  {"pid": n} or {"error": text} per fork
+The status pipe receives the child's exit code (4 bytes, as Popen.returncode) when it ends. The
+zygote reaps a child only on "release", after the grader's last signal to it: until then its pid
+cannot be reused, as with a Popen child that has not been waited for. End of file on the control
+socket (the grader gone) kills every child's process group, and the zygote exits.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import sys
+import types
+
+from autograder import isolation
+
+_exit = os._exit   # the real one, whatever a child's code does to `os` later
+
+PRELOAD = ("numpy", "numpy.testing", "matplotlib.pyplot", "dp", "autograder.protocol",
+           "autograder.guard", "autograder.runner", "autograder.probes.common")
+SETUP_TIMEOUT = 30.0     # seconds for a child to set up its isolation
+MAX_MESSAGE = 1 << 20
+DIRECTORY_PREFIX = "autograder-zygote-"   # its HOME and matplotlib folder, removed at its end
+
+
+def preload(modules) -> list:
+    """Import `modules`; returns those that failed (e.g. dp while it is being edited). A failed
+    import leaves no half-imported module behind, so that a child imports it as a fresh
+    interpreter would, and sees the same error."""
+    failed = []
+    for name in modules:
+        before = set(sys.modules)
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - whatever the module raises
+            for added in set(sys.modules) - before:
+                del sys.modules[added]
+            failed.append(name)
+    return failed
+
+
+def threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def settle(timeout=5.0):
+    """Wait for the threads that imports left running to end, e.g. matplotlib's timer that
+    would warn about a slow font cache build (cancelled, but not yet gone)."""
+    if "threading" in sys.modules:
+        threading = sys.modules["threading"]
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread():
+                thread.join(timeout)
+
+
+class Server:
+    """The zygote's loop: fork on request, report exits, reap on release."""
+
+    def __init__(self, control: socket.socket, directory: str):
+        self.control, self.directory = control, directory
+        self.children = {}     # pid -> status pipe (write end), None once the exit is reported
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)   # the wakeup fd does the work
+        signal.set_wakeup_fd(self.wake_w)
+
+    def send(self, message):
+        self.control.send(json.dumps(message).encode())
+
+    def serve(self):
+        selector = selectors.DefaultSelector()
+        selector.register(self.control, selectors.EVENT_READ)
+        selector.register(self.wake_r, selectors.EVENT_READ)
+        while True:
+            for key, _ in selector.select():
+                if key.fileobj is self.control:
+                    try:
+                        data, fds, _, _ = socket.recv_fds(self.control, MAX_MESSAGE, 4)
+                    except OSError:
+                        data, fds = b"", []
+                    if not data:
+                        return self.shutdown()
+                    self.handle(json.loads(data), fds)
+                else:
+                    while True:
+                        try:
+                            if not os.read(self.wake_r, 512):
+                                break
+                        except BlockingIOError:
+                            break
+                    self.report_exits()
+
+    def handle(self, message, fds):
+        if "release" in message:
+            self.release(message["release"])
+        elif "fork" in message and len(fds) == 4:
+            self.send(self.fork(message["fork"], *fds))
+        else:
+            for fd in fds:
+                os.close(fd)
+            self.send({"error": "malformed request"})
+
+    def fork(self, settings, request_r, reply_w, output, status_w) -> dict:
+        if threads() != 1:
+            for fd in (request_r, reply_w, output, status_w):
+                os.close(fd)
+            return {"error": f"the zygote has {threads()} threads; forking it is not safe"}
+        ready_r, ready_w = os.pipe()
+        sys.stdout.flush()          # nothing buffered here may reach a child's output
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self.control.close()
+                for fd in (self.wake_r, self.wake_w, ready_r, status_w):
+                    os.close(fd)
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                _become_submission(settings, request_r, reply_w, output, ready_w)
+            finally:
+                _exit(1)            # never back into the zygote's loop
+        for fd in (request_r, reply_w, output, ready_w):
+            os.close(fd)
+        answer = _read_all(ready_r, SETUP_TIMEOUT)
+        os.close(ready_r)
+        if answer == b"ok":
+            self.children[pid] = status_w
+            self.report_exits()
+            return {"pid": pid}
+        try:                        # setup failed (or hung): the child must not live on
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(status_w)
+        return {"error": answer.decode("utf-8", "replace") or "the submission process did not set up in time"}
+
+    def report_exits(self):
+        """Send each ended child's exit code to its status pipe, without reaping it."""
+        for pid, status_w in list(self.children.items()):
+            if status_w is None:
+                continue
+            try:
+                ended = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                ended = None
+            if ended is None:
+                continue
+            code = -ended.si_status if ended.si_code in (os.CLD_KILLED, os.CLD_DUMPED) else ended.si_status
+            try:
+                os.write(status_w, struct.pack("!i", code))
+            except OSError:         # the grader stopped listening
+                pass
+            os.close(status_w)
+            self.children[pid] = None
+
+    def release(self, pid):
+        if pid in self.children:
+            self.report_exits()
+            status_w = self.children.pop(pid)
+            if status_w is not None:  # still running: the grader is done with it all the same
+                os.close(status_w)
+                _kill_group(pid)
+            os.waitpid(pid, 0)
+
+    def shutdown(self):
+        """The grader is gone: nothing it started may outlive it."""
+        for pid, status_w in self.children.items():
+            _kill_group(pid)
+            os.waitpid(pid, 0)
+            if status_w is not None:
+                os.close(status_w)
+        self.children.clear()
+        if os.path.basename(self.directory).startswith(DIRECTORY_PREFIX):
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _kill_group(pid):
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _read_all(fd, timeout) -> bytes:
+    import select
+    chunks = []
+    while select.select([fd], [], [], timeout)[0]:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _become_submission(settings, request_r, reply_w, output, ready_w):
+    """In the forked child: become what `sandbox` used to start with exec, then run the runner.
+    Mirrors subprocess.Popen's order: new session, standard streams, working directory,
+    environment, then the isolation (`child_setup`, as in the preexec_fn)."""
+    from autograder import runner
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        keep = sorted({0, 1, 2, request_r, reply_w, ready_w})
+        for low, high in zip(keep, keep[1:] + [os.sysconf("SC_OPEN_MAX")]):
+            os.closerange(low + 1, high)
+        workdir = settings["workdir"]
+        os.chdir(workdir)
+        os.environ.clear()
+        os.environ.update(settings["env"])
+        limits = types.SimpleNamespace(**settings["limits"])
+        isolation.child_setup(limits, workdir, settings["hidden"], settings["uid"], settings["needed"])()
+        if settings["uid"] is not None:
+            isolation.set_dumpable()      # as after exec: its own /proc files are its own
+        _fresh_process_state(settings, request_r, reply_w)
+        os.write(ready_w, b"ok")
+    except BaseException as error:  # noqa: BLE001 - reported to the zygote, which tells the grader
+        try:
+            os.write(ready_w, f"{type(error).__name__}: {error}".encode()[:2000])
+        finally:
+            _exit(127)
+    os.close(ready_w)
+    runner.main(request_r, reply_w, protect=settings.get("protect", ()))
+
+
+def _fresh_process_state(settings, request_r, reply_w):
+    """What a fresh interpreter would have differently from a fork of the zygote: its
+    arguments, an unset temporary folder cache, and NumPy's global random state seeded from
+    the operating system (Python's `random` reseeds itself after a fork)."""
+    sys.argv[:] = ["-c", settings["root"], str(request_r), str(reply_w)]
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+
+
+def main(control_fd: int, directory: str) -> None:
+    control = socket.socket(fileno=control_fd)
+    failed = preload(json.loads(control.recv(MAX_MESSAGE))["preload"])
+    isolation.load_libc()
+    settle()
+    server = Server(control, directory)
+    server.send({"hello": os.getpid(), "threads": threads(), "failed": failed})
+    server.serve()
