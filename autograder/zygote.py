@@ -31,6 +31,7 @@ socket (the grader gone) kills every child's process group, and the zygote exits
 """
 from __future__ import annotations
 
+import fcntl
 import importlib
 import json
 import os
@@ -38,6 +39,7 @@ import selectors
 import shutil
 import signal
 import socket
+import stat
 import struct
 import sys
 import types
@@ -159,13 +161,8 @@ class Server:
         pid = os.fork()
         if pid == 0:
             try:
-                # The zygote's own descriptors, not others: files that its modules keep open
-                # (matplotlib's fonts) stay valid. The epoll descriptor is closed, never
-                # changed: its registrations are shared with the zygote.
-                others = [fd for fd in self.children.values() if fd is not None]
-                for fd in (self.control.fileno(), self.selector.fileno(), self.wake_r,
-                           self.wake_w, ready_r, status_w, *others):
-                    os.close(fd)
+                self.control.detach()          # (its descriptor is closed below, not twice)
+                _close_inherited(keep={0, 1, 2, request_r, reply_w, output, ready_w})
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 _become_submission(settings, request_r, reply_w, output, ready_w)
@@ -225,6 +222,24 @@ class Server:
         self.children.clear()
         if os.path.basename(self.directory).startswith(DIRECTORY_PREFIX):
             shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _close_inherited(keep):
+    """In a child: close what it must not inherit from the zygote, its control socket, pipes,
+    epoll descriptor (closed, never changed: its registrations are the zygote's), the status
+    pipes of other children, anything writable. Files open read-only stay: modules hold them
+    (matplotlib's fonts), and closing them under their feet breaks those modules."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd in keep:
+            continue
+        try:
+            read_only_file = stat.S_ISREG(os.fstat(fd).st_mode) and \
+                fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        except OSError:       # the listing's own descriptor, gone by now
+            continue
+        if not read_only_file:
+            os.close(fd)
 
 
 def _kill_group(pid):

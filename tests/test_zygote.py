@@ -47,6 +47,18 @@ def test_a_submission_is_forked_by_a_zygote():
         assert sandbox.report["errors"] == []
 
 
+def test_a_child_inherits_no_socket_or_pipe_of_the_zygote():
+    """Only its two channels to the grader; its /proc files are its own (readable) as after exec."""
+    cell = ("import os\nfor fd in sorted(os.listdir('/proc/self/fd'), key=int):\n"
+            "    if os.path.exists(f'/proc/self/fd/{fd}'):   # (not the listing's own)\n"
+            "        print(fd, os.readlink(f'/proc/self/fd/{fd}'))")
+    with _sandbox(cell) as sandbox:
+        assert sandbox.report["errors"] == []
+    links = [line.split(" ", 1)[1] for line in sandbox.captured_output.splitlines()]
+    assert sum(link.startswith("pipe:") for link in links) == 2, links
+    assert not [link for link in links if "socket" in link or "eventpoll" in link], links
+
+
 def _notebooks(tmp_path):
     notebooks = {
         "solution_01": ("01_scalar_autodiff", jupytext.reads(solution_source("01_scalar_autodiff"), fmt="py:percent")),
