@@ -131,7 +131,10 @@ class Server:
                         data, fds = b"", []
                     if not data:
                         return self.shutdown()
-                    self.handle(json.loads(data), fds)
+                    try:
+                        self.handle(json.loads(data), fds)
+                    except OSError:      # the grader went away while we answered
+                        return self.shutdown()
                 else:
                     while True:
                         try:
@@ -159,7 +162,12 @@ class Server:
         ready_r, ready_w = os.pipe()
         sys.stdout.flush()          # nothing buffered here may reach a child's output
         sys.stderr.flush()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as error:    # e.g. too many processes: as a failed Popen
+            for fd in (request_r, reply_w, output, status_w, ready_r, ready_w):
+                os.close(fd)
+            return {"error": f"fork failed: {error}"}
         if pid == 0:
             try:
                 self.control.detach()          # (its descriptor is closed below, not twice)

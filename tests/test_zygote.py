@@ -93,7 +93,7 @@ def test_grading_is_the_same_with_and_without_the_zygote(tmp_path, monkeypatch):
     assert graded["1", "solution_04"][1], "the figures of 04"
 
 
-def test_a_dead_zygote_is_replaced(tmp_path):
+def test_a_dead_zygote_is_replaced():
     with _sandbox("x = 1") as sandbox:
         first = int(Path(f"/proc/{sandbox.process.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
     os.kill(first, signal.SIGKILL)
