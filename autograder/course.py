@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import tomllib
 from pathlib import Path
@@ -15,6 +16,15 @@ LIMIT_KEYS = {"time_limit": float, "cpu_limit": float, "memory_limit": "size",
               "max_processes": int, "max_file_size": "size", "max_reply": "size",
               "max_output": "size"}
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+# The keys each table may have: a misspelt key would otherwise be ignored without a word.
+KEYS = {
+    "top level": {"course", "limits", "assignment"},
+    "course": {"name", "seed_policy", "public_seed", "grading_seed"},
+    "limits": set(LIMIT_KEYS),
+    "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "thresholds",
+                   *LIMIT_KEYS},
+    "task": {"id", "points", "title"},
+}
 
 
 class CourseError(ValueError):
@@ -126,6 +136,16 @@ def _limits(table: dict, defaults: dict | None, where: str) -> Limits:
     return Limits(**values)
 
 
+def _known_keys(table: dict, kind: str, where: str) -> None:
+    """Refuse keys that a table of this kind does not have, suggesting the nearest one."""
+    for key in table:
+        if key not in KEYS[kind]:
+            near = difflib.get_close_matches(key, sorted(KEYS[kind]), n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise CourseError(f"{where}: unknown key {key!r}{hint} (a {kind} table has: "
+                              f"{', '.join(sorted(KEYS[kind]))}; see docs/INSTRUCTORS.md)")
+
+
 def _require(table, key, kind, where):
     if key not in table:
         raise CourseError(f"{where}: missing key {key!r}")
@@ -145,11 +165,14 @@ def load_course(path=None) -> Course:
     except tomllib.TOMLDecodeError as error:
         raise CourseError(f"{path}: not valid TOML: {error}") from None
     where = path.name
+    _known_keys(data, "top level", where)
     course = _require(data, "course", dict, where)
+    _known_keys(course, "course", f"{where}: [course]")
     policy = course.get("seed_policy", "per-student")
     if policy not in ("per-student", "fixed"):
         raise CourseError(f"{where}: course.seed_policy must be 'per-student' or 'fixed', not {policy!r}")
     defaults = data.get("limits", {})
+    _known_keys(defaults, "limits", f"{where}: [limits]")
     assignments, seen_tasks = [], {}
     for i, table in enumerate(_require(data, "assignment", list, where)):
         at = f"{where}: assignment[{i}]"
@@ -159,9 +182,11 @@ def load_course(path=None) -> Course:
             raise CourseError(f"{at}: the id may use letters, digits, '_' and '-' only")
         if any(a.id == aid for a in assignments):
             raise CourseError(f"{at}: defined twice")
+        _known_keys(table, "assignment", at)
         tasks = []
         for j, t in enumerate(_require(table, "task", list, at)):
             tid = _require(t, "id", str, f"{at}.task[{j}]")
+            _known_keys(t, "task", f"{at}.task {tid!r}")
             points = _require(t, "points", (int, float), f"{at}.task {tid!r}")
             if not ID.match(tid) or points < 0:
                 raise CourseError(f"{at}.task {tid!r}: needs a plain id and points >= 0")

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from .course import PACKAGE
-from .sandbox import ProbeError, SubmissionCrashed, SubmissionTimeout
+from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout
 
 SEVERITY = {"passed": 0, "failed": 1, "error": 2, "timeout": 3}
 # pytest plugins the judge does without (one session per submission: their cost adds up). The

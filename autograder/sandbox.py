@@ -29,6 +29,7 @@ from pathlib import Path
 
 from . import forkserver, isolation, protocol
 from .course import ROOT
+from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
 
 EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest is for probes
 # What a submission may never read: reference solutions (also in git history and the tests'
@@ -37,18 +38,6 @@ HIDDEN = [ROOT / "solutions", ROOT / "tests", ROOT / ".git", ROOT / "course.toml
 
 BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv[1]); "
              "from autograder.runner import main; main(int(sys.argv[2]), int(sys.argv[3]))")
-
-
-class ProbeError(Exception):
-    """The student's code raised (or replied with something unusable) during a probe."""
-
-
-class SubmissionTimeout(ProbeError):
-    """The submission used up its wall time."""
-
-
-class SubmissionCrashed(ProbeError):
-    """The submission process died or broke the channel."""
 
 
 def child_environment(workdir: Path) -> dict:

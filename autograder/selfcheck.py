@@ -12,11 +12,17 @@ import traceback
 
 from . import protocol
 from .course import load_course
-from .sandbox import ProbeError
+from .errors import ProbeError
 
 
 class CheckFailed(AssertionError):
     """The self-check of a task did not pass (the message says why)."""
+
+    def _render_traceback_(self) -> list:
+        """What IPython shows instead of a traceback: the report itself is printed just above,
+        and a traceback into the grader's code would only repeat it."""
+        verdict = str(self).splitlines()[0] if str(self) else "the check did not pass"
+        return [f"CheckFailed: {verdict} (the report is above)"]
 
 
 class LocalSubmission:

@@ -59,6 +59,13 @@ def test_course_loads_with_tasks_points_and_limits():
      "time_limit: must be a positive number"),
     ("[course\n", "not valid TOML"),
     ("[course]\nseed_policy='sometimes'\n", "seed_policy must be"),
+    ("[course]\nseed_polcy='fixed'\n", r"\[course\]: unknown key 'seed_polcy'; did you mean 'seed_policy'"),
+    ("[course]\n[limit]\ntime_limit=1\n", "unknown key 'limit'; did you mean 'limits'"),
+    ("[course]\n[limits]\nmemory=1\n", r"\[limits\]: unknown key 'memory'; did you mean 'memory_limit'"),
+    ("[course]\n[[assignment]]\nid='a'\nnotebook='n'\ntreshold={}\n[[assignment.task]]\nid='t'\npoints=1\n",
+     "assignment 'a': unknown key 'treshold'; did you mean 'thresholds'"),
+    ("[course]\n[[assignment]]\nid='a'\nnotebook='n'\n[[assignment.task]]\nid='t'\npoint=1\n",
+     "task 't': unknown key 'point'; did you mean 'points'"),
 ])
 def test_bad_course_toml_names_what_is_wrong(tmp_path, text, message):
     path = tmp_path / "course.toml"
@@ -244,6 +251,24 @@ def test_self_check_runs_the_same_checks_on_the_notebooks_globals(capsys):
     with pytest.raises(CheckFailed, match="mnist_accuracy: 0 of 1 checks passed"):
         check("mnist_accuracy", namespace)
     assert "below the required 0.92" in capsys.readouterr().out
+
+
+def test_failed_self_check_shows_its_report_once_in_ipython(capsys):
+    """Jupyter shows a raised CheckFailed through IPython: the report printed by check() must
+    not come again in a traceback (one line says that the check failed)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    try:
+        shell.user_ns["namespace"] = {}
+        exec(compile(CENTROIDS, "<notebook>", "exec"), shell.user_ns["namespace"])
+        result = shell.run_cell("from autograder.selfcheck import check\ncheck('mnist_accuracy', namespace)")
+    finally:
+        InteractiveShell.clear_instance()
+    out = capsys.readouterr().out
+    assert type(result.error_in_exec).__name__ == "CheckFailed"
+    assert out.count("below the required 0.92") == 1, out
+    assert "CheckFailed: ✘ mnist_accuracy: 0 of 1 checks passed (the report is above)" in out, out
+    assert "Traceback" not in out and "selfcheck.py" not in out, out
 
 
 def test_self_check_does_nothing_while_grading(monkeypatch, capsys):

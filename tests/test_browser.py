@@ -193,6 +193,7 @@ def test_stub_fails_each_check_with_a_readable_message(browser, lab):
         assert re.match(rf"✘ {task.id}: 0 of \d+ checks passed\n", text), text
         assert "your code raised NotImplementedError: this part is not implemented yet" in text, text
         assert "CheckFailed" in text       # raised, so that nbgrader gives the cell no points
+        assert "your code raised" not in text.partition("CheckFailed")[2], text  # report shown once
 
 
 def test_make_lab_opens_the_jupytext_sources_as_notebooks(browser, tmp_path):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.sandbox import ProbeError
+from autograder.errors import ProbeError
 from dp import Node, relative_error
 
 TOL = 1e-6

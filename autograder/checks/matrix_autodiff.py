@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.sandbox import ProbeError
+from autograder.errors import ProbeError
 from dp import Node, relative_error
 
 TOL = 1e-6     # float64 formulas agree with dp to ~1e-13; a wrong gradient misses by far more

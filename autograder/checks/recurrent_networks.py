@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.sandbox import ProbeError
+from autograder.errors import ProbeError
 from dp import Node, relative_error
 
 TOL, FLOOR = 1e-6, 1e-6                # exact computations: the same arithmetic up to rounding

@@ -13,7 +13,7 @@ import operator
 
 import pytest
 
-from autograder.sandbox import ProbeError
+from autograder.errors import ProbeError
 from dp import Node, relative_error
 
 TOL = 1e-6     # float64 formulas agree with dp to ~1e-15; a wrong derivative misses by far more
