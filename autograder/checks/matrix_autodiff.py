@@ -62,16 +62,9 @@ def show(matrix) -> str:
                            max_line_width=120).replace("\n", "")
 
 
-@pytest.fixture(scope="module")
-def worst():
-    """The largest relative error so far, per task; each check reports its task's worst."""
-    return {}
-
-
 @pytest.fixture
-def expect(request, metrics, worst):
+def expect(metrics):
     """expect(received, expected, what): same shape, elementwise relative error <= TOL."""
-    task = request.node.get_closest_marker("task").args[0]
 
     def expect(received, expected, what, shape_hint="", nan_hint=""):
         expected = np.asarray(expected, dtype=float)
@@ -83,8 +76,7 @@ def expect(request, metrics, worst):
         errors = relative_error(received, expected, FLOOR)
         errors = np.where(np.isfinite(errors), errors, np.inf)
         error = float(errors.max(initial=0.0))
-        worst[task] = max(worst.get(task, 0.0), min(error, 1.0))
-        metrics["max_rel_error"] = worst[task]
+        metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
         if error > TOL:
             at = np.unravel_index(int(np.argmax(errors)), errors.shape)
             at_text = f"[{', '.join(map(str, at))}]"

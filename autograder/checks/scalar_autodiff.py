@@ -36,22 +36,15 @@ def signed(rng, low, high, n) -> list:
     return [float(x) for x in rng.uniform(low, high, n) * rng.choice([-1.0, 1.0], n)]
 
 
-@pytest.fixture(scope="module")
-def worst():
-    """The largest relative error so far, per task; each check reports its task's worst."""
-    return {}
-
-
 @pytest.fixture
-def expect(request, metrics, worst):
+def expect(metrics):
     """expect(received, expected, what): the relative error (with FLOOR) is at most TOL."""
-    task = request.node.get_closest_marker("task").args[0]
 
     def expect(received, expected, what, tol=TOL, hint=""):
         number = isinstance(received, (int, float)) and not isinstance(received, bool)
         error = float(relative_error(received, expected, FLOOR)) if number else math.nan
-        worst[task] = max(worst.get(task, 0.0), error if error <= 1 else 1.0)
-        metrics["max_rel_error"] = worst[task]
+        metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0),
+                                       error if error <= 1 else 1.0)
         assert error <= tol, f"{what}: expected {fmt(expected)}, received {fmt(received)}{hint}"
 
     return expect
