@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from . import forkserver, isolation, protocol
+from .workdirs import WorkDir
 from .course import ROOT
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
 
@@ -70,7 +69,8 @@ class Sandbox:
         self.broken = None   # the error that ended the conversation, repeated to later probes
         self.report = {}
         self.captured_output = ""
-        self.workdir = Path(tempfile.mkdtemp(prefix="autograder-"))
+        self._workdir = WorkDir()          # locked while in use; see autograder.workdirs
+        self.workdir = self._workdir.path
 
     def __enter__(self):
         return self.start()
@@ -224,4 +224,4 @@ class Sandbox:
             self.captured_output = self.output()
             self.process = None
         self._release_uid()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        self._workdir.remove()
