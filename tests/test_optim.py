@@ -23,23 +23,29 @@ TARGET = np.array([1.0, -2.0])
 START = [3.0, 0.5]
 
 
-def reference(rule, steps, **h):
-    """The update rules written out by hand, one step at a time."""
-    w, m, v, history = np.array(START), 0.0, 0.0, []
-    for t in range(1, steps + 1):
-        g = w - TARGET
+def one_liner(rule, h):
+    """The update rule as a student writes it (notebook 06), one new array per operation."""
+    def update(theta, g, state, t):
         if rule == "SGD":
-            w = w - h["lr"] * g
-        elif rule == "SGD_Momentum":
-            m = h["beta"] * m + (1 - h["beta"]) * g
-            w = w - h["lr"] * m
-        elif rule == "RMSProp":
-            v = h["beta"] * v + (1 - h["beta"]) * g ** 2
-            w = w - h["lr"] * g / (np.sqrt(v) + h["epsilon"])
-        elif rule == "Adam":
-            m = h["beta1"] * m + (1 - h["beta1"]) * g
-            v = h["beta2"] * v + (1 - h["beta2"]) * g ** 2
-            w = w - h["lr"] * (m / (1 - h["beta1"] ** t)) / (np.sqrt(v / (1 - h["beta2"] ** t)) + h["epsilon"])
+            return theta - h["lr"] * g
+        if rule == "SGD_Momentum":
+            v = state["v"] = h["beta"] * state.get("v", 0.0) + (1 - h["beta"]) * g
+            return theta - h["lr"] * v
+        if rule == "RMSProp":
+            s = state["s"] = h["beta"] * state.get("s", 0.0) + (1 - h["beta"]) * (g * g)
+            return theta - h["lr"] * g / (np.sqrt(s) + h["epsilon"])
+        m = state["m"] = h["beta1"] * state.get("m", 0.0) + (1 - h["beta1"]) * g
+        v = state["v"] = h["beta2"] * state.get("v", 0.0) + (1 - h["beta2"]) * (g * g)
+        m_hat, v_hat = m / (1 - h["beta1"] ** t), v / (1 - h["beta2"] ** t)
+        return theta - h["lr"] * m_hat / (np.sqrt(v_hat) + h["epsilon"])
+    return update
+
+
+def reference(rule, steps, **h):
+    """The update rules written out by hand (`one_liner`), one step at a time."""
+    update, w, state, history = one_liner(rule, h), np.array(START), {}, []
+    for t in range(1, steps + 1):
+        w = update(w, w - TARGET, state, t)
         history.append(w)
     return history
 
@@ -102,24 +108,6 @@ def test_minibatches_cover_the_data_each_epoch():
 
 
 # -- the in-place updates equal the one-line formulas, bit for bit ---------------------------------
-def one_liner(rule, h):
-    """The update rule as a student writes it (notebook 06), one new array per operation."""
-    def update(theta, g, state, t):
-        if rule == "SGD":
-            return theta - h["lr"] * g
-        if rule == "SGD_Momentum":
-            v = state["v"] = h["beta"] * state.get("v", 0.0) + (1 - h["beta"]) * g
-            return theta - h["lr"] * v
-        if rule == "RMSProp":
-            s = state["s"] = h["beta"] * state.get("s", 0.0) + (1 - h["beta"]) * (g * g)
-            return theta - h["lr"] * g / (np.sqrt(s) + h["epsilon"])
-        m = state["m"] = h["beta1"] * state.get("m", 0.0) + (1 - h["beta1"]) * g
-        v = state["v"] = h["beta2"] * state.get("v", 0.0) + (1 - h["beta2"]) * (g * g)
-        m_hat, v_hat = m / (1 - h["beta1"] ** t), v / (1 - h["beta2"] ** t)
-        return theta - h["lr"] * m_hat / (np.sqrt(v_hat) + h["epsilon"])
-    return update
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", SETTINGS)
 def test_updates_equal_the_one_line_formula_exactly(name, dtype):

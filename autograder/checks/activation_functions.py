@@ -9,6 +9,8 @@ only right if it shows the true gradient sums of those networks.
 import numpy as np
 import pytest
 
+from autograder.checking import rel_error
+
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
 SIZES = (2,) + (20,) * 9 + (1,)            # 10 weight layers: layer<l>_W has shape SIZES[l-1:l+1]
 RTOL = 1e-6       # values that the student's code and the reference both compute in float64
@@ -88,15 +90,6 @@ def random_batch(rng, public):
     x = rng.normal(size=(n, 2))
     y = rng.permutation(np.arange(n) % 2).reshape(n, 1).astype(float)     # both classes
     return x, y
-
-
-def rel_error(got, expected) -> float:
-    """max |got - expected| / (|got| + |expected|), elementwise (0 where both are 0)."""
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        error = np.abs(got - expected) / (np.abs(got) + np.abs(expected))
-    error = np.where(got == expected, 0.0, error)
-    return float(np.max(error, initial=0.0)) if np.all(np.isfinite(got)) else float("inf")
 
 
 def _matches(got, candidates: dict, rtol=RTOL) -> str:

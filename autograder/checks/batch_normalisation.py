@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import dp
+from autograder.checking import floored_rel_error as rel_error
+from autograder.checking import floored_rel_errors as rel_errors
 from dp import Node
 
 TOL = 1e-8        # float64 on both sides; the bugs below are off by 1e-3 and more
@@ -79,20 +81,6 @@ def reference_eval(x, gamma, beta, running_mean, running_var, eps) -> np.ndarray
 
 
 # -- comparing ------------------------------------------------------------------------------------
-def rel_errors(got, expected) -> np.ndarray:
-    """|got - expected| / (|got| + |expected|) elementwise, with a floor of 1e-6 * max |expected|
-    in the denominator for entries near zero; inf where got is not finite."""
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
-    floor = 1e-6 * np.max(np.abs(expected), initial=1e-300)
-    with np.errstate(invalid="ignore"):
-        error = np.abs(got - expected) / np.maximum(np.abs(got) + np.abs(expected), floor)
-    return np.where(np.isfinite(got), error, np.inf)
-
-
-def rel_error(got, expected) -> float:
-    return float(np.max(rel_errors(got, expected), initial=0.0))
-
-
 def _diagnosis(got, candidates: dict) -> str:
     for name, value in candidates.items():
         if np.shape(got) == np.shape(value) and rel_error(got, value) < 1e-6:

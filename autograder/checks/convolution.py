@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 import dp
+from autograder.checking import floored_rel_error as rel_error
+from autograder.checking import floored_rel_errors as rel_errors
 from dp import Node
 
 TOL = 1e-9        # float64 on both sides, the same sums in another order
@@ -96,20 +98,6 @@ def cases(rng, public, draw) -> list:
 
 
 # -- comparing ------------------------------------------------------------------------------------
-def rel_errors(got, expected) -> np.ndarray:
-    """|got - expected| / (|got| + |expected|) elementwise, with a floor of 1e-6 * max |expected|
-    in the denominator for entries near zero; inf where got is not finite."""
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
-    floor = 1e-6 * np.max(np.abs(expected), initial=1e-300)
-    with np.errstate(invalid="ignore"):
-        error = np.abs(got - expected) / np.maximum(np.abs(got) + np.abs(expected), floor)
-    return np.where(np.isfinite(got), error, np.inf)
-
-
-def rel_error(got, expected) -> float:
-    return float(np.max(rel_errors(got, expected), initial=0.0))
-
-
 def _compare(got, expected, what, context, metrics, candidates=None, shape_hints=None):
     """Assert that the array `got` is `expected`; a wrong shape or value is named, with a hint
     when it matches a known mistake (`candidates`: {description: value}, `shape_hints`:

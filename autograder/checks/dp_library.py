@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import dp
+from autograder.checking import probe
 from autograder.errors import ProbeError
 from dp import Node, relative_error
 
@@ -56,16 +57,6 @@ def expect(metrics):
                                  f"{fmt(expected[at])}, received {fmt(received[at])}{hint}")
 
     return expect
-
-
-def probe(submission, name, what, **kwargs):
-    """submission.probe, with `what` was being done added to an error of the student's code."""
-    try:
-        return submission.probe(name, **kwargs)
-    except ProbeError as error:
-        if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
-            raise
-        raise ProbeError(f"{error}, {what}") from None
 
 
 # -- named_leaves ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import dp
+from autograder.checking import rel_error
 
 RTOL = 1e-8            # paths that the student's code and dp compute with the same formulas
 HINT_RTOL = 1e-6       # to recognise a known mistake
@@ -146,15 +147,6 @@ def mistakes(rule, hyper) -> dict:
             adam(denominator=lambda v: np.sqrt(v + eps)),
         "beta1 and beta2 are swapped": adam(b1=b2, b2=b1),
     }
-
-
-def rel_error(got, expected) -> float:
-    """max |got - expected| / (|got| + |expected|), elementwise (0 where both are equal)."""
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        error = np.abs(got - expected) / (np.abs(got) + np.abs(expected))
-    error = np.where(got == expected, 0.0, error)
-    return float(np.max(error, initial=0.0)) if np.all(np.isfinite(got)) else float("inf")
 
 
 def _hint(rule, hyper, problem, starts, n_steps, got) -> str:

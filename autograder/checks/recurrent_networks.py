@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.errors import ProbeError
+from autograder.checking import probe
 from dp import Node, relative_error
 
 TOL, FLOOR = 1e-6, 1e-6                # exact computations: the same arithmetic up to rounding
@@ -24,16 +24,6 @@ NUMERICAL_TOL, NUMERICAL_FLOOR = 1e-4, 1e-4     # central differences, eps = 1e-
 PARAMETERS = ("W_x", "W_h", "b")
 T_ADD = 10                             # the adding problem's length, as in the notebook
 SEQUENCE_MSE = 0.02                    # unless course.toml sets thresholds.sequence_mse
-
-
-def probe(submission, name, what, **kwargs):
-    """submission.probe, with `what` was being done added to an error of the student's code."""
-    try:
-        return submission.probe(name, **kwargs)
-    except ProbeError as error:
-        if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
-            raise
-        raise ProbeError(f"{error}, {what}") from None
 
 
 def compare(received, expected, what, metrics, tol=TOL, floor=FLOOR, candidates=None):

@@ -11,6 +11,8 @@ here; the plot's lines are recomputed from the notebook's own `networks` and `x_
 import numpy as np
 import pytest
 
+from autograder.checking import rel_error
+
 VARIANCE_RTOL = 0.03   # standard error of the sample variance: at most 0.4% (n >= 150,000)
 MEAN_SIGMAS = 6        # |mean| at most 6 standard errors
 KURTOSIS_ATOL = 0.2    # standard error of the excess kurtosis of a normal: sqrt(24 / n) < 0.013
@@ -172,15 +174,6 @@ def reference_statistics(weights, activation, x) -> tuple:
     """(means, stds) of all entries of each h_l, l = 1..L."""
     hs = reference_activations(weights, activation, x)
     return np.array([h.mean() for h in hs]), np.array([h.std() for h in hs])
-
-
-def rel_error(got, expected) -> float:
-    """max |got - expected| / (|got| + |expected|), elementwise (0 where both are equal)."""
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        error = np.abs(got - expected) / (np.abs(got) + np.abs(expected))
-    error = np.where(got == expected, 0.0, error)
-    return float(np.max(error, initial=0.0)) if np.all(np.isfinite(got)) else float("inf")
 
 
 def _statistics_diagnosis(got, weights, activation, x, which) -> str:
