@@ -1,5 +1,8 @@
 """What several assignments' checks (autograder/checks/*.py) share: relative errors between what
-a submission returned and the reference, and a probe whose error says what was being done."""
+a submission returned and the reference, and a probe whose error says what was being done.
+
+The errors never broadcast: an array of another shape than the reference (an empty one, or one
+of shape (1, 1) that NumPy would stretch) is infinitely wrong, whatever its values."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,10 +10,18 @@ import numpy as np
 from .errors import ProbeError
 
 
+def _arrays(got, expected) -> tuple:
+    """(got, expected) as float arrays, and whether they have the same shape."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    return got, expected, got.shape == expected.shape
+
+
 def rel_error(got, expected) -> float:
     """max |got - expected| / (|got| + |expected|), elementwise (0 where both are equal); inf
-    when got is not finite."""
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    when got is not finite or its shape is not expected's."""
+    got, expected, same = _arrays(got, expected)
+    if not same:
+        return float("inf")
     with np.errstate(invalid="ignore", divide="ignore"):
         error = np.abs(got - expected) / (np.abs(got) + np.abs(expected))
     error = np.where(got == expected, 0.0, error)
@@ -19,8 +30,11 @@ def rel_error(got, expected) -> float:
 
 def floored_rel_errors(got, expected) -> np.ndarray:
     """|got - expected| / (|got| + |expected|) elementwise, with a floor of 1e-6 * max |expected|
-    in the denominator for entries near zero; inf where got is not finite."""
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    in the denominator for entries near zero; inf where got is not finite, and everywhere (in
+    expected's shape) when got has another shape."""
+    got, expected, same = _arrays(got, expected)
+    if not same:
+        return np.full(expected.shape, np.inf)
     floor = 1e-6 * np.max(np.abs(expected), initial=1e-300)
     with np.errstate(invalid="ignore"):
         error = np.abs(got - expected) / np.maximum(np.abs(got) + np.abs(expected), floor)
@@ -28,8 +42,17 @@ def floored_rel_errors(got, expected) -> np.ndarray:
 
 
 def floored_rel_error(got, expected) -> float:
-    """The largest of `floored_rel_errors`."""
+    """The largest of `floored_rel_errors` (inf when the shapes differ)."""
+    if np.shape(got) != np.shape(expected):
+        return float("inf")
     return float(np.max(floored_rel_errors(got, expected), initial=0.0))
+
+
+def pairs(got, expected, what) -> list:
+    """zip(got, expected), after asserting that the two lists have the same length: a reply
+    with fewer items than the reference is not compared on fewer items."""
+    assert len(got) == len(expected), f"{what}: {len(got)} received, {len(expected)} expected"
+    return list(zip(got, expected))
 
 
 def probe(submission, name, what, **kwargs):

@@ -3,7 +3,9 @@
 Checks are ordinary pytest test functions in autograder/checks/<notebook>.py, each marked with
 ``@pytest.mark.task("<task id>")``. They receive these fixtures:
 
-  submission   `.probe(name, **kwargs)` runs a probe next to the student's code -> plain data
+  submission   `.probe(name, **kwargs)` runs a probe next to the student's code -> plain data,
+               checked against the probe's reply schema (autograder/replies.py) before any
+               check sees it: a malformed reply fails the check that asked for it
   rng          a NumPy Generator seeded from the grading seed (public seed in self-checks)
                and the test's name, so hidden inputs differ per student but are repeatable
   public       True in the in-notebook self-check, False when grading (hidden variants)
@@ -15,6 +17,7 @@ Expected values are computed inside the check, here, with dp and NumPy.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import zlib
 
@@ -23,6 +26,7 @@ import pytest
 
 from .course import PACKAGE
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout
+from .replies import MalformedReply, Validated
 
 SEVERITY = {"passed": 0, "failed": 1, "error": 2, "timeout": 3}
 # pytest plugins the judge does without (one session per submission: their cost adds up). The
@@ -39,6 +43,8 @@ def _message(excinfo) -> tuple:
         return "timeout", str(error)
     if isinstance(error, (SubmissionCrashed, ProbeError)):
         return "error", f"your code raised {error}" if type(error) is ProbeError else str(error)
+    if isinstance(error, MalformedReply):
+        return "failed", str(error)
     if isinstance(error, AssertionError):
         text = str(error).split("\nassert ")[0].strip() or "a check failed"
         return "failed", text
@@ -58,7 +64,7 @@ class JudgePlugin:
     # -- fixtures ---------------------------------------------------------------------------
     @pytest.fixture
     def submission(self):
-        return self._submission
+        return Validated(self._submission, importlib.import_module(self._assignment.probes_module))
 
     @pytest.fixture
     def rng(self, request):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from autograder.checking import pairs
 from autograder.errors import ProbeError
 from dp import Node, relative_error
 
@@ -131,7 +132,9 @@ def check_program(submission, rng, expect, inputs, program, shape_hint="", nan_h
     assert received.get("type") == "Tensor", (
         f"{what} returned a {received.get('type')}, not a Tensor")
     expect(received["value"], value, f"the value of {what}", shape_hint, nan_hint)
-    for name, got, want in zip(NAMES, received["grads"], grads):
+    assert received["grads"] is not None, (
+        f"{what}: its value has shape {received['value'].shape}, expected {value.shape}{shape_hint}")
+    for name, (got, want) in zip(NAMES, pairs(received["grads"], grads, f"gradients of {what}")):
         expect(got, want, f"dL/d{name} for L = sum(G * out), out = {what}, G random",
                nan_hint=nan_hint)
 

@@ -13,6 +13,7 @@ import operator
 
 import pytest
 
+from autograder.checking import pairs
 from autograder.errors import ProbeError
 from dp import Node, relative_error
 
@@ -59,7 +60,7 @@ def check_operation(received, expected, expr, at, operands, expect, hint=None):
         f"{expr} {at} returned a {received.get('type')}, not a Scalar")
     expect(received["value"], value, f"value of {expr} {at}",
            hint=hint(received["value"], value) if hint else "")
-    for name, got, want in zip(operands, received["grads"], grads):
+    for name, got, want in zip(operands, received["grads"], grads, strict=True):
         if want is not None:
             expect(got, want, f"d({expr})/d{name} {at}")
 
@@ -166,7 +167,8 @@ def check_graph(submission, expect, program, inputs, what):
         raise
     where = f"backward() on {what} ({describe(program, inputs)})"
     expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
-    for i, (got, want) in enumerate(zip(received["input_grads"], dp_graph(program, inputs))):
+    for i, (got, want) in enumerate(pairs(received["input_grads"], dp_graph(program, inputs),
+                                          f"{where}: input gradients")):
         expect(got, want, f"{where}: d out/dx{i}")
 
 

@@ -12,6 +12,8 @@ The tasks are probed apart, so that one mistake costs the points of one task:
 import math
 import operator
 
+from .schema import Either, Hint, Items, Number, TypeName
+
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}
 
 # op -> (value, local derivatives) of its operands' values, for the nodes of `graph`
@@ -78,8 +80,8 @@ def unary(ns, fn, a):
 def graph(ns, program, inputs):
     """Leaves holding `inputs` start a list of registers; each instruction [op, i] or
     [op, i, j] of `program` appends a node op(register i, register j). Then the student's
-    backward() from the last register. Returns the last register's value and grad, and the
-    grad of every input."""
+    backward() from the last register. Returns the last register's grad, and the grad of every
+    input."""
     scalar = ns["Scalar"]
     registers = [scalar(x) for x in inputs]
     for op, *args in program:
@@ -88,7 +90,7 @@ def graph(ns, program, inputs):
         registers.append(scalar(value, tuple(zip(operands, derivatives))))
     out = registers[-1]
     out.backward()
-    return {"value": float(out.value), "grad": float(out.grad),
+    return {"grad": float(out.grad),
             "input_grads": [float(x.grad) for x in registers[:len(inputs)]]}
 
 
@@ -105,3 +107,19 @@ def numgrad(ns, function, x, eps=None):
     estimate = ns["numerical_gradient"](*args)
     unit = 1e-6 if eps is None else eps
     return {"estimate": float(estimate), "offsets": [(t - x) / unit for t in points[:10]]}
+
+
+def _operation(*operands):
+    """The reply of `binary`/`unary`: the gradient of each operand, None for a Python number."""
+    return Either({"type": "Scalar", "value": Number(),
+                   "grads": [None if number else Number() for number in operands]},
+                  {"type": TypeName("Scalar")})
+
+
+REPLIES = {
+    "binary": lambda op, a, b, number=None: _operation(number == "left", number == "right"),
+    "unary": lambda fn, a: _operation(False),
+    "graph": lambda program, inputs: {"grad": Number(),
+                                      "input_grads": Items(Number(), len(inputs))},
+    "numgrad": {"estimate": Number(), "offsets": Hint(Items(Number(finite=False), max_len=10))},
+}

@@ -1,0 +1,364 @@
+"""Replies are untrusted: a forged reply can at most be a correct one.
+
+For every assignment, the solution is graded once with a recording wrapper around its sandbox
+(the genuine replies, and which check asked for each). Then the checks are replayed in this
+process on a fake submission that returns the recorded replies, with mutations: items dropped,
+empty, zero-size and broadcastable arrays, other dtypes, NaN and inf, huge strings, deep nesting,
+wrong types. Every mutated reply must fail each check that asked for it, with a message (never an
+unexpected exception), unless the mutation is a no-op (an equal value) or touches only a part of
+the reply that explains a verdict (schema.Hint) and still matches its schema. One replay mutates
+one reply per check at a time, so one pytest session tries many mutations; the mutations are
+sampled deterministically, so that each kind is tried on each probe before any is tried twice.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import importlib
+import json
+import os
+import tempfile
+import zlib
+from collections import Counter
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+
+import autograder.grade
+from autograder import protocol
+from autograder.judge import run_checks
+from autograder.probes.schema import Either, Hint, Items, Record, Table
+from autograder.replies import MalformedReply, spec_of, validate
+from tests.grading import COURSE, explain, full_marks, grade_source, points, solution_source
+
+ASSIGNMENTS = [a.id for a in COURSE.assignments]
+SESSIONS = 6            # replays per assignment (each one mutates one reply of every check)
+HUGE = "x" * 1_000_000
+
+
+# -- recording the solution's genuine replies -------------------------------------------------------
+def request_key(name, kwargs) -> str:
+    """A probe request as canonical text: the checks are deterministic, so a replay asks again
+    exactly what the recording saw asked."""
+    return json.dumps(protocol.encode({"probe": name, "kwargs": kwargs}), sort_keys=True)
+
+
+def current_check() -> str:
+    """The name of the check (test item) that pytest is running, e.g. test_x[param]."""
+    return os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[-1].rsplit(" (", 1)[0]
+
+
+class Recorder:
+    """A submission that passes probes on to `submission` and remembers each call."""
+
+    def __init__(self, submission):
+        self.submission, self.calls = submission, []
+
+    def probe(self, name, **kwargs):
+        reply = self.submission.probe(name, **kwargs)
+        self.calls.append({"check": current_check(), "key": request_key(name, kwargs),
+                           "name": name, "kwargs": kwargs, "reply": reply})
+        return reply
+
+
+@functools.cache
+def recording(assignment_id) -> dict:
+    """{"seed", "calls", "result"} of grading the solution of `assignment_id` in its sandbox."""
+    recorded = {}
+
+    def recording_run_checks(submission, assignment, seed, public=False, tasks=None):
+        recorder = Recorder(submission)
+        results = run_checks(recorder, assignment, seed, public, tasks)
+        recorded.update(seed=seed, calls=recorder.calls)
+        return results
+
+    with tempfile.TemporaryDirectory() as folder, \
+            mock.patch.object(autograder.grade, "run_checks", recording_run_checks):
+        recorded["result"] = grade_source(solution_source(assignment_id), assignment_id, folder)
+    return recorded
+
+
+class Unrecorded(Exception):
+    """A replay asked for something that the recording never saw asked."""
+
+
+class Replay:
+    """A fake submission: the recorded replies, and `mutated` ones in place of some."""
+
+    def __init__(self, replies: dict, mutated: dict | None = None):
+        self.replies, self.mutated = replies, mutated or {}
+
+    def probe(self, name, **kwargs):
+        key = request_key(name, kwargs)
+        if key in self.mutated:
+            return copy.deepcopy(self.mutated[key])
+        if key not in self.replies:
+            raise Unrecorded(f"probe {name!r} with arguments never recorded")
+        return copy.deepcopy(self.replies[key])
+
+
+def replay(assignment_id, mutated=None, forge=None) -> list:
+    """run_checks on the recorded replies (those of `mutated` instead, by request key; each
+    passed through forge(name, reply) if given)."""
+    recorded = recording(assignment_id)
+    replies = {c["key"]: c["reply"] for c in recorded["calls"]}
+    if forge is not None:
+        replies = {c["key"]: forge(c["name"], c["reply"]) for c in recorded["calls"]}
+    return run_checks(Replay(replies, mutated), COURSE.assignment(assignment_id), recorded["seed"])
+
+
+# -- mutations --------------------------------------------------------------------------------------
+def nested(value, depth=30):
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def node_mutations(value):
+    """(kind, mutated value) for one part of a reply."""
+    if isinstance(value, np.ndarray):
+        first = value.flat[0] if value.size else 0
+        yield "empty array", np.zeros(0, dtype=value.dtype)
+        yield "zero-size (0,1,1,1)", np.zeros((0, 1, 1, 1), dtype=value.dtype)
+        yield "broadcastable (1,1)", np.full((1, 1), first, dtype=value.dtype)
+        yield "0-d array", np.array(first, dtype=value.dtype)
+        if value.ndim != 1:
+            yield "flattened", value.ravel()
+        yield "extra axis", value[None]
+        if value.ndim and value.shape[0]:
+            yield "last row dropped", value[:-1]
+        yield "float -> int" if value.dtype.kind == "f" else "-> float", \
+            value.astype(np.int64 if value.dtype.kind == "f" else np.float64)
+        yield "-> bool" if value.dtype != bool else "bool -> int8", \
+            value.astype(bool if value.dtype != bool else np.int8)
+        yield "-> float32", value.astype(np.float32)
+        yield "-> str", str(value)[:1000]
+        yield "-> list", value.tolist()
+        if value.size and value.dtype.kind == "f":
+            for kind, bad in (("NaN inserted", np.nan), ("inf inserted", np.inf)):
+                changed = value.copy()
+                changed.flat[value.size // 2] = bad
+                yield kind, changed
+            yield "values perturbed", value * 1.001 + 1e-3
+    elif isinstance(value, list):
+        if value:
+            yield "last item dropped", value[:-1]
+            yield "first item dropped", value[1:]
+            yield "item repeated", value + value[-1:]
+        yield "empty list", []
+        yield "list -> dict", {str(i): v for i, v in enumerate(value)}
+    elif isinstance(value, dict):
+        keys = list(value)
+        for key in dict.fromkeys(keys[:1] + keys[-1:]):
+            yield f"key {key!r} dropped", {k: v for k, v in value.items() if k != key}
+        yield "extra key", {**value, "extra": 1.0}
+        yield "empty dict", {}
+        yield "dict -> list", list(value.values())
+    elif isinstance(value, bool):
+        yield "flipped", not value
+        yield "bool -> int", int(value)
+    elif isinstance(value, int):
+        yield "int + 1", value + 1
+        yield "int -> float", value + 0.5
+        yield "int -> bool", bool(value)
+        yield "huge int", 10 ** 30
+    elif isinstance(value, float):
+        yield "NaN", np.nan
+        yield "inf", np.inf
+        yield "float perturbed", value * 1.001 + 1e-3
+        yield "float -> int", int(value) if np.isfinite(value) else 0
+        yield "float -> bool", bool(value)
+    elif isinstance(value, str):
+        yield "huge string", HUGE
+        yield "empty string", ""
+        yield "other string", value + "x"
+    elif value is None:
+        yield "None -> number", 0.0
+        yield "None -> empty array", np.zeros(0)
+        yield "None -> empty list", []
+    if value is not None:
+        yield "-> None", None
+    if not isinstance(value, str):
+        yield "-> str", "forged"
+    yield "deep nesting", nested(value)
+
+
+def parts(value, path=()):
+    """(path, part) of every part of a reply: all of a dict's values, a list's first and last
+    items."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from parts(item, path + (key,))
+    elif isinstance(value, list) and value:
+        for i in sorted({0, len(value) - 1}):
+            yield from parts(value[i], path + (i,))
+
+
+def replaced(value, path, new):
+    if not path:
+        return new
+    value = copy.copy(value)
+    value[path[0]] = replaced(value[path[0]], path[1:], new)
+    return value
+
+
+def equal(a, b) -> bool:
+    """The same plain data: arrays of one dtype and shape and equal values; numbers equal (an
+    int equal to a float is the same number)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype \
+            and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b or (a != a and b != b)
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
+        if type(a) is not type(b) or len(a) != len(b):
+            return False
+        if isinstance(a, dict):
+            return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
+        return all(equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def under_hint(spec, value, path) -> bool:
+    """Whether the part of `value` (which matches `spec`) at `path` lies within a Hint."""
+    if isinstance(spec, Hint):
+        return True
+    if isinstance(spec, Either):
+        for option in spec.options:
+            try:
+                validate(value, option)
+            except MalformedReply:
+                continue
+            return under_hint(option, value, path)
+        return False
+    if not path:
+        return False
+    head, rest = path[0], path[1:]
+    if isinstance(spec, dict):
+        spec = Record(spec)
+    item = {Record: lambda: spec.fields[head], Table: lambda: spec.value,
+            Items: lambda: spec.item, list: lambda: spec[head]}.get(type(spec))
+    return item is not None and under_hint(item(), value[head], rest)
+
+
+def all_mutations(assignment_id) -> list:
+    """Every mutation of every recorded reply but the no-ops, in a deterministic order that
+    tries each (probe, part, kind) once before any twice:
+    {"key", "checks", "name", "path", "kind", "reply", "hint"}."""
+    calls = recording(assignment_id)["calls"]
+    probes = importlib.import_module(COURSE.assignment(assignment_id).probes_module)
+    checks = {}
+    for call in calls:
+        checks.setdefault(call["key"], set()).add(call["check"])
+    found, seen = [], set()
+    for call in calls:
+        if call["key"] in seen:
+            continue
+        seen.add(call["key"])
+        spec = spec_of(probes, call["name"], call["kwargs"])
+        for path, part in parts(call["reply"]):
+            for kind, new in node_mutations(part):
+                if equal(new, part):
+                    continue
+                found.append({"key": call["key"], "checks": checks[call["key"]],
+                              "name": call["name"], "path": path, "kind": kind,
+                              "reply": replaced(call["reply"], path, new),
+                              "hint": under_hint(spec, call["reply"], path)})
+    rank, group = Counter(), []
+    for m in found:     # the n-th mutation of its (probe, part, kind): tried in round n
+        shape = (m["name"], tuple(p if isinstance(p, str) else "#" for p in m["path"]), m["kind"])
+        group.append(rank[shape])
+        rank[shape] += 1
+    order = sorted(range(len(found)),
+                   key=lambda i: (group[i], zlib.crc32(repr((found[i]["key"], found[i]["path"],
+                                                              found[i]["kind"])).encode())))
+    return [found[i] for i in order]
+
+
+def sessions(mutations, count) -> list:
+    """Up to `count` lists of mutations, each mutating at most one reply of any check."""
+    pending, chosen = list(mutations), []
+    for _ in range(count):
+        busy, session, rest = set(), [], []
+        for m in pending:
+            if busy.isdisjoint(m["checks"]) and all(m["key"] != s["key"] for s in session):
+                session.append(m)
+                busy |= m["checks"]
+            else:
+                rest.append(m)
+        if not session:
+            break
+        chosen.append(session)
+        pending = rest
+    return chosen
+
+
+def statuses(results) -> dict:
+    return {c["name"]: (c["status"], c["message"]) for r in results for c in r["checks"]}
+
+
+# -- tests -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("assignment_id", ASSIGNMENTS)
+def test_genuine_replies_replayed_earn_full_marks(assignment_id):
+    recorded = recording(assignment_id)
+    assert points(recorded["result"]) == full_marks(assignment_id), explain(recorded["result"])
+    results = replay(assignment_id)
+    assert {r["id"]: r["points"] for r in results} == full_marks(assignment_id), results
+
+
+def describe_mutation(m) -> str:
+    return f"probe {m['name']!r}, part {list(m['path'])}, {m['kind']}"
+
+
+@pytest.mark.parametrize("assignment_id", ASSIGNMENTS)
+def test_every_mutated_reply_fails_its_checks(assignment_id, record_property):
+    mutations = all_mutations(assignment_id)
+    tried, escaped, crashed = 0, [], []
+    for session in sessions(mutations, SESSIONS):
+        got = statuses(replay(assignment_id, {m["key"]: m["reply"] for m in session}))
+        mutated_checks = set().union(*(m["checks"] for m in session))
+        for name, (status, message) in got.items():
+            if name not in mutated_checks and status != "passed":
+                crashed.append(f"{name}, not mutated: {status}: {message}")
+        for m in session:
+            tried += 1
+            for check in m["checks"]:
+                status, message = got[check]
+                if status not in ("passed", "failed") or "unexpected result" in message:
+                    crashed.append(f"{describe_mutation(m)} -> {check}: {status}: {message[:300]}")
+                elif status == "passed" and not m["hint"]:
+                    escaped.append(f"{describe_mutation(m)} -> {check} passed")
+    record_property("mutations", tried)
+    print(f"\n{assignment_id}: {tried} mutated replies tried (of {len(mutations)} mutations)")
+    assert not crashed, "\n".join(crashed[:30])
+    assert not escaped, "\n".join(escaped[:30])
+
+
+# -- the forgeries of issue 14 -------------------------------------------------------------------------
+def test_06_replies_of_shape_0_1_1_1_earn_nothing():
+    results = replay("06_optimizers", forge=lambda name, reply: np.zeros((0, 1, 1, 1)))
+    assert {r["id"]: r["points"] for r in results} == dict.fromkeys(full_marks("06_optimizers"), 0.0)
+    assert all(r["status"] == "failed" and "reply to probe" in r["message"] for r in results), results
+
+
+def emptied_grads(name, reply):
+    return {**reply, "grads": []} if isinstance(reply, dict) and "grads" in reply else reply
+
+
+@pytest.mark.parametrize("assignment_id", ["01_scalar_autodiff", "02_matrix_autodiff"])
+def test_empty_grads_earn_nothing_on_the_tasks_that_grade_gradients(assignment_id):
+    recorded = recording(assignment_id)
+    forged = {c["check"] for c in recorded["calls"] if isinstance(c["reply"], dict) and "grads" in c["reply"]}
+    assert forged
+    results = replay(assignment_id, forge=emptied_grads)
+    for result in results:
+        for check in result["checks"]:
+            if check["name"] in forged:
+                assert check["status"] == "failed" and "grads has 0 items" in check["message"], check
+        if any(c["name"] in forged for c in result["checks"]):
+            assert result["points"] == 0, result
