@@ -9,10 +9,12 @@
 In DIR, nbgrader works as usual: `nbgrader autograde <assignment>`, `generate_feedback`, `export`,
 and formgrader (`jupyter lab` or `jupyter server` started in DIR).
 
-Each grade cell is `check("<task id>")`, worth the task's points in course.toml. In nbgrader's
-kernel it runs the autograder's own checks on the notebook's code with the public seed, and
-raises when the task fails: nbgrader's points per cell are the checks' verdicts, so its totals
-are this grader's totals (for honest work; `grade` uses hidden per-student inputs as well).
+Each grade cell is `check("<task id>")`, worth the task's points in course.toml. For students
+it is the self-check. `nbgrader autograde` does not run it: the course's configuration replaces
+nbgrader's kernel execution with autograder.nbgrader_plugin.SandboxGrade, which grades the
+submitted notebook as `python -m autograder grade` does (sandbox, hidden per-student seed,
+checks in the grader) and writes each task's points into its grade cell, so nbgrader's totals
+are this grader's totals, and a notebook that redefines `check` gains nothing.
 """
 from __future__ import annotations
 
@@ -42,11 +44,44 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.Exchange.root = os.path.join(here, "exchange")   # a local exchange: no /srv/nbgrader needed
 c.Exchange.path_includes_course = True
 
-# The grade cells are `check("<task id>")`: they run the autograder's checks in the kernel.
-# The kernel is this Python ("python3"), started by nbgrader with this environment: the course
-# repository on the path (autograder, dp, course.toml), and not in grading mode, since
-# AUTOGRADER_GRADING makes check() do nothing (it is the grader's sandbox that sets it).
+# Grading: `nbgrader autograde` does not run the notebook in a kernel. In the student's kernel,
+# `check` is whatever the student's earlier cells made it (`check = lambda *a: None` would get
+# full marks), so autograde's Execute preprocessor is replaced by the autograder's SandboxGrade
+# (autograder/nbgrader_plugin.py): it grades each submitted notebook as `python -m autograder
+# grade` does (the notebook in the sandbox, the checks in the grader, the grading seed of the
+# nbgrader student id) and writes each task's verdict into its grade cell, so nbgrader's
+# SaveAutoGrades records the grader's points. Running the grade cells in a kernel instead
+# (nbgrader's default list, with nbgrader.preprocessors.Execute) lets any student score
+# anything: do it only for notebooks you trust.
+#
+# nbgrader ignores a configuration file that raises (it logs the error and goes on with its
+# defaults, which grade in the kernel), so nothing below may raise: when the plugin cannot be
+# loaded, autograde refuses to grade instead, and says why.
 repository = {repository!r}
+try:
+    import sys
+    if repository not in sys.path:
+        sys.path.insert(0, repository)
+    from autograder.nbgrader_plugin import autograde_preprocessors
+    c.Autograde.autograde_preprocessors = autograde_preprocessors()
+    c.SandboxGrade.course_file = os.path.join(repository, "course.toml")
+except Exception as error:  # noqa: BLE001
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    class CannotGradeInTheSandbox(NbGraderPreprocessor):
+        problem = f"{{type(error).__name__}}: {{error}}"
+
+        def preprocess(self, nb, resources):
+            raise RuntimeError(
+                "autograde refused: the autograder's sandbox grading (autograder.nbgrader_plugin in "
+                + repository + ") could not be loaded (" + self.problem + "); grading in the "
+                "kernel instead would let a notebook redefine check(). See docs/INSTRUCTORS.md.")
+
+    c.Autograde.autograde_preprocessors = [CannotGradeInTheSandbox]
+
+# Kernels (`nbgrader validate`, the students' self-checks in formgrader's notebooks): this
+# Python ("python3") with the course repository on the path (autograder, dp, course.toml), and
+# not in grading mode, since AUTOGRADER_GRADING makes check() do nothing (the sandbox sets it).
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [repository] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 os.environ.pop("AUTOGRADER_GRADING", None)
