@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.checking import rel_error
+from autograder.checking import pairs, rel_error
 
 RTOL = 1e-8            # paths that the student's code and dp compute with the same formulas
 HINT_RTOL = 1e-6       # to recognise a known mistake
@@ -173,6 +173,7 @@ def _setting(rule, hyper, theta0, n_steps) -> str:
 
 
 def _compare(got, expected, what) -> None:
+    assert got.shape == expected.shape, f"{what}: the path has shape {got.shape}, expected {expected.shape}"
     for step, (g, e) in enumerate(zip(got, expected)):
         if rel_error(g, e) >= RTOL:
             raise AssertionError(
@@ -186,7 +187,8 @@ def test_path_is_the_path_of_the_reference_optimizer(submission, rng, public, me
     problem = quadratic(rng, public)
     hyper = hyperparameters(rule, rng, problem["cond"])
     theta0, n_steps = start(rng, problem), steps(rng, public)
-    [got] = _run(submission, rule, hyper, problem, [theta0], n_steps)["paths"]
+    reply = _run(submission, rule, hyper, problem, [theta0], n_steps)
+    [got] = reply["paths"]
     [expected] = paths(reference(rule, hyper), problem["A"], problem["c"], [theta0], n_steps)
     metrics[f"{rule}_max_rel_error"] = rel_error(got, expected)
     if rel_error(got, expected) >= RTOL:
@@ -195,6 +197,7 @@ def test_path_is_the_path_of_the_reference_optimizer(submission, rng, public, me
             _compare(got, expected, _setting(rule, hyper, theta0, n_steps))
         except AssertionError as error:
             raise AssertionError(f"{error}{hint}") from None
+    _assert_left_unchanged(reply, rule)
 
 
 @pytest.mark.parametrize("rule", _rules())
@@ -202,19 +205,26 @@ def test_each_parameter_keeps_its_own_state(submission, rng, public, rule):
     problem = quadratic(rng, public)
     hyper = hyperparameters(rule, rng, problem["cond"])
     starts, n_steps = [start(rng, problem), start(rng, problem)], steps(rng, public)
-    got = _run(submission, rule, hyper, problem, starts, n_steps)["paths"]
+    reply = _run(submission, rule, hyper, problem, starts, n_steps)
     expected = paths(reference(rule, hyper), problem["A"], problem["c"], starts, n_steps)
-    for i, (mine, right) in enumerate(zip(got, expected)):
+    for i, (mine, right) in enumerate(pairs(reply["paths"], expected, "paths")):
         _compare(mine, right, f"two parameters updated in turn with {rule}, each with its own state "
                               f"dict: parameter {i + 1}")
+    _assert_left_unchanged(reply, rule)
 
 
 @pytest.mark.parametrize("rule", _rules())
 def test_theta_and_g_are_left_unchanged(submission, rng, public, rule):
     problem = quadratic(rng, public)
     hyper = hyperparameters(rule, rng, problem["cond"])
-    reply = _run(submission, rule, hyper, problem, [start(rng, problem)], steps(rng, public))
-    n = len(reply["paths"][0]) - 1
+    _assert_left_unchanged(_run(submission, rule, hyper, problem, [start(rng, problem)],
+                                steps(rng, public)), rule)
+
+
+def _assert_left_unchanged(reply, rule) -> None:
+    """theta and g were left unchanged by the calls of a `run` reply (every check that runs a rule
+    asserts it, so that no part of a reply goes unchecked)."""
+    n = sum(len(path) - 1 for path in reply["paths"])
     assert reply["changed_g"] == 0, (
         f"{rule} changed the gradient array g it was given ({reply['changed_g']} of {n} calls, "
         f"counting changes made in later calls to an array kept in state): compute new arrays "

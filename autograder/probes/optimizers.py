@@ -2,6 +2,7 @@
 and the loss plot with the paths it was drawn from."""
 import numpy as np
 
+from .schema import AXES, Array, Either, Number, Optional, Table, Text
 from .weight_initialisation import all_figure_data
 
 RULES = ("momentum_update", "rmsprop_update", "adam_update")
@@ -50,3 +51,18 @@ def loss_plot(ns):
     else:
         paths = None
     return {"axes": all_figure_data(ns), "paths": paths}
+
+
+def _run_reply(rule, hyperparameters, A, c, starts, steps):
+    counts = {"changed_theta": Number(integer=True), "changed_g": Number(integer=True)}
+    return Either(   # the paths may diverge to inf: the checks say where they leave dp's
+        {"paths": [Array((steps + 1, *np.shape(s)), finite=False) for s in starts], "problem": None,
+         **counts},
+        {"paths": [Array((None, *np.shape(s)), finite=False) for s in starts], "problem": Text(500),
+         **counts})
+
+
+REPLIES = {
+    "run": _run_reply,
+    "loss_plot": {"axes": AXES, "paths": Optional(Table(Array((None, 2), finite=False, max_size=200_000)))},
+}
