@@ -101,9 +101,23 @@ def main(argv=None) -> int:
 
     release = commands.add_parser(
         "release", help="write the student bundle: dp, exercises, public checks, README")
-    release.add_argument("directory", type=Path, help="the bundle folder to write (must be new or empty)")
-    release.add_argument("--assignment", action="append",
-                         help="only this assignment's exercise (repeatable; default: every one)")
+    release.add_argument("directory", type=Path, nargs="?",
+                         help="the bundle folder to write (must be new or empty)")
+    which = release.add_mutually_exclusive_group()
+    which.add_argument("--until", metavar="ASSIGNMENT",
+                       help="the course up to this assignment, in due-date order "
+                            "(default: by due date, what is past due and the one open now)")
+    which.add_argument("--assignment", action="append",
+                       help="exactly this assignment's exercise (repeatable)")
+    which.add_argument("--all", action="store_true",
+                       help="every assignment, with a warning listing the provided code that "
+                            "reveals solutions not yet due (refused otherwise)")
+    release.add_argument("--date", metavar="WHEN",
+                         help="release as of this date (2026-10-06: the start of that day) or time "
+                              "(2026-10-06T09:00, in the course's time zone; or with +01:00); "
+                              "default: now")
+    release.add_argument("--dry-run", action="store_true",
+                         help="say what would be released and what it would reveal; write nothing")
     release.add_argument("--force", action="store_true", help="replace the folder if it exists")
     release.set_defaults(run=_release)
 

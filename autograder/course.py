@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import difflib
 import re
 import tomllib
+import zoneinfo
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,9 +21,9 @@ ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 # The keys each table may have: a misspelt key would otherwise be ignored without a word.
 KEYS = {
     "top level": {"course", "limits", "assignment"},
-    "course": {"name", "seed_policy", "public_seed", "grading_seed"},
+    "course": {"name", "seed_policy", "public_seed", "grading_seed", "timezone"},
     "limits": set(LIMIT_KEYS),
-    "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "thresholds",
+    "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "thresholds", "due",
                    *LIMIT_KEYS},
     "task": {"id", "points", "title"},
 }
@@ -58,6 +60,7 @@ class Assignment:
     forbidden_imports: tuple
     thresholds: dict
     limits: Limits
+    due: datetime.datetime | None = None   # time-zone aware; None: no due date (see `parse_due`)
 
     @property
     def max_score(self) -> float:
@@ -92,6 +95,7 @@ class Course:
     grading_seed: int
     assignments: tuple
     path: Path
+    timezone: str = "UTC"
 
     def assignment(self, assignment_id) -> Assignment:
         for a in self.assignments:
@@ -117,6 +121,71 @@ def parse_size(value, where) -> int:
     return int(float(match[1]) * SIZE_UNITS[match[2] or ""])
 
 
+DUE_EXAMPLE = "e.g. due = 2026-10-05T23:59:00+01:00, due = 2026-10-05T23:59:00 or due = 2026-10-05"
+
+
+def parse_timezone(value, where) -> zoneinfo.ZoneInfo:
+    """An IANA time zone name ("Europe/London", "UTC")."""
+    if not isinstance(value, str):
+        raise CourseError(f"{where}: expected the name of a time zone such as 'Europe/London' "
+                          f"or 'UTC', got {value!r}")
+    try:
+        return zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise CourseError(f"{where}: unknown time zone {value!r} (an IANA name such as "
+                          f"'Europe/London', 'America/New_York' or 'UTC')") from None
+
+
+def parse_due(value, where, zone=datetime.timezone.utc) -> datetime.datetime:
+    """A due date as a time-zone aware datetime. TOML gives one of
+
+    * an offset date-time `2026-10-05T23:59:00+01:00`: that moment;
+    * a local date-time `2026-10-05T23:59:00`: that time in the course's time zone (`zone`);
+    * a date `2026-10-05`: the end of that day (23:59:59) in the course's time zone.
+
+    A string is refused (`due = "2026-10-05"` is text to TOML: write the date without quotes),
+    and so is a time of day alone."""
+    if isinstance(value, datetime.datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=zone)
+    if isinstance(value, datetime.date):
+        return datetime.datetime.combine(value, datetime.time(23, 59, 59), tzinfo=zone)
+    if isinstance(value, str):
+        try:
+            datetime.datetime.fromisoformat(value)
+            hint = ": write it without quotes, TOML reads a quoted date as text"
+        except ValueError:
+            hint = ""
+        raise CourseError(f"{where}: {value!r} is not a TOML date or date-time{hint} ({DUE_EXAMPLE})")
+    if isinstance(value, datetime.time):
+        raise CourseError(f"{where}: {value.isoformat()} is a time of day without a date "
+                          f"({DUE_EXAMPLE})")
+    raise CourseError(f"{where}: expected a TOML date or date-time ({DUE_EXAMPLE}), got {value!r}")
+
+
+def _toml_error(path: Path, text: str, error: tomllib.TOMLDecodeError) -> str:
+    """tomllib's message, with the line it is about and the assignment that line belongs to:
+    an impossible date (`due = 2026-13-05`) is a TOML syntax error, reported by line only."""
+    message = f"{path}: not valid TOML: {error}"
+    match = re.search(r"at line (\d+)", str(error))
+    lines = text.splitlines()
+    if match and 0 < int(match[1]) <= len(lines):
+        number = int(match[1])
+        message += f"\n  line {number}: {lines[number - 1].strip()}"
+        owner = None
+        for line in lines[:number]:
+            if re.match(r"\s*\[\[\s*assignment\s*\]\]", line):
+                owner = "?"
+            elif re.match(r"\s*\[", line) and not re.match(r"\s*\[+\s*assignment\.", line):
+                owner = None
+            elif owner == "?" and (found := re.match(r"\s*id\s*=\s*[\"']([^\"']*)[\"']", line)):
+                owner = found[1]
+        if owner and owner != "?":
+            message += f" (in assignment {owner!r})"
+        if re.match(r"\s*due\s*=", lines[number - 1]):
+            message += f"\n  a due date is a TOML date or date-time that exists ({DUE_EXAMPLE})"
+    return message
+
+
 def _limits(table: dict, defaults: dict | None, where: str) -> Limits:
     merged = dict(defaults or {})
     for key, value in table.items():
@@ -140,7 +209,9 @@ def _known_keys(table: dict, kind: str, where: str) -> None:
     """Refuse keys that a table of this kind does not have, suggesting the nearest one."""
     for key in table:
         if key not in KEYS[kind]:
-            near = difflib.get_close_matches(key, sorted(KEYS[kind]), n=1)
+            near = difflib.get_close_matches(key, sorted(KEYS[kind]), n=1) or [
+                k for k in sorted(KEYS[kind], key=len, reverse=True)     # due_date, duedate: due
+                if min(len(k), len(key)) >= 3 and (key.startswith(k) or k.startswith(key))]
             hint = f"; did you mean {near[0]!r}?" if near else ""
             raise CourseError(f"{where}: unknown key {key!r}{hint} (a {kind} table has: "
                               f"{', '.join(sorted(KEYS[kind]))}; see docs/INSTRUCTORS.md)")
@@ -159,11 +230,12 @@ def load_course(path=None) -> Course:
     """Read and validate course.toml (default: the repository's)."""
     path = Path(path or ROOT / "course.toml")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         raise CourseError(f"{path}: not found (the course file is needed to grade)") from None
     except tomllib.TOMLDecodeError as error:
-        raise CourseError(f"{path}: not valid TOML: {error}") from None
+        raise CourseError(_toml_error(path, text, error)) from None
     where = path.name
     _known_keys(data, "top level", where)
     course = _require(data, "course", dict, where)
@@ -171,6 +243,8 @@ def load_course(path=None) -> Course:
     policy = course.get("seed_policy", "per-student")
     if policy not in ("per-student", "fixed"):
         raise CourseError(f"{where}: course.seed_policy must be 'per-student' or 'fixed', not {policy!r}")
+    timezone = course.get("timezone", "UTC")
+    zone = parse_timezone(timezone, f"{where}: [course] timezone")
     defaults = data.get("limits", {})
     _known_keys(defaults, "limits", f"{where}: [limits]")
     assignments, seen_tasks = [], {}
@@ -204,7 +278,8 @@ def load_course(path=None) -> Course:
         assignments.append(Assignment(
             id=aid, notebook=_require(table, "notebook", str, at), title=table.get("title", aid),
             tasks=tuple(tasks), forbidden_imports=tuple(forbidden), thresholds=dict(thresholds),
-            limits=_limits(table, defaults, at)))
+            limits=_limits(table, defaults, at),
+            due=parse_due(table["due"], f"{at}: due", zone) if "due" in table else None))
     return Course(name=course.get("name", "course"), public_seed=int(course.get("public_seed", 0)),
                   seed_policy=policy, grading_seed=int(course.get("grading_seed", 0)),
-                  assignments=tuple(assignments), path=path)
+                  assignments=tuple(assignments), path=path, timezone=timezone)

@@ -12,10 +12,19 @@
 No solutions/, tests/ (their mutants are solutions with one bug) or git history. Before it
 finishes, the release scans every file it wrote for the text of the solutions (see
 `solution_lines`) and fails if it finds any.
+
+Which exercises: by default those released by their due dates (`released_on`: what is past due
+and the one open now; `--date` to say when "now" is), or `--until ASSIGNMENT`, `--assignment`,
+`--all`. Before anything is written, the provided code of those notebooks is compared, function
+by function, with the solutions of the other assignments (`find_exposures`); provided code that
+holds the answer of an assignment that is not yet due stops the release, naming both notebooks,
+unless `--all` was asked for, which lists what it reveals in a warning.
 """
 from __future__ import annotations
 
 import ast
+import dataclasses
+import datetime
 import io
 import json
 import keyword
@@ -26,7 +35,7 @@ import tokenize
 import tomllib
 from pathlib import Path
 
-from .course import ROOT, load_course
+from .course import ROOT, CourseError, load_course, parse_timezone
 
 # The only things the self-check needs besides the closure of imports (see `needed_modules`).
 SELF_CHECK_ENTRY = ("autograder/__init__.py", "autograder/selfcheck.py")
@@ -247,6 +256,333 @@ def find_solution_text(folder: Path, root: Path = ROOT) -> list:
     return found
 
 
+# -- provided code that solves another assignment --------------------------------------------
+#
+# Later notebooks start from earlier answers: 02's `Tensor.backward` is 01's topological sort,
+# 03 gives 02's stable softmax. Released before the earlier assignment is due, that provided code
+# is its answer. The unit compared is a function: every function (or method) of a notebook's
+# provided code, i.e. the code cells of its exercise notebook, against the solution of every
+# function of every other assignment, i.e. the statements of its solution source between
+# `### BEGIN SOLUTION` and `### END SOLUTION`. Both are compared as normalised ASTs, statement by
+# statement (see `_canonical`): renamed variables, reordered keyword arguments, type hints and
+# docstrings do not hide a copy.
+
+MIN_SHARE = 0.5   # a provided function holding this share of a solution (in AST nodes) reveals it
+MIN_NODES = 20    # ... when that is at least this many nodes (`return Layer(n_in, n_out, name)`
+                  # is how anyone writes it, not an answer)
+SKIPPED_FIELDS = {"ctx", "type_comment", "annotation", "returns", "type_params", "name",
+                  "decorator_list", "lineno", "col_offset", "end_lineno", "end_col_offset"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Exposure:
+    """Provided code of `assignment`'s notebook that contains the solution of `reveals`."""
+    notebook: str          # exercises/<id>/<notebook>.ipynb that gives the code
+    assignment: str        # its assignment
+    function: str          # the provided function, e.g. Tensor.backward
+    reveals: str           # the assignment whose solution it contains
+    solution: str          # the function of `reveals` whose solution it is, e.g. backward
+    where: str             # solutions/<id>/<notebook>.py:<line of BEGIN SOLUTION>
+    share: float           # the share of that solution's AST nodes found in the function
+
+    def __str__(self):
+        return (f"{self.notebook} gives `{self.function}` as provided code; it contains the "
+                f"solution of `{self.solution}` of {self.reveals} ({self.where}, "
+                f"{self.share:.0%} of it)")
+
+
+def _body(statements: list) -> list:
+    """A function's statements without its docstring."""
+    if statements and isinstance(statements[0], ast.Expr) \
+            and isinstance(statements[0].value, ast.Constant) and isinstance(statements[0].value.value, str):
+        return statements[1:]
+    return statements
+
+
+def _canonical(node, names: dict) -> tuple:
+    """(text, number of nodes) of an AST with its names replaced by their order of first
+    appearance (`order, seen = [], set()` and `out, done = [], set()` are the same), keyword
+    arguments sorted, and no type hints, docstrings, function names or positions. Attribute
+    names, constants and keyword names stay: they are what the code does."""
+    if isinstance(node, ast.Name):
+        return "v" + names.setdefault(node.id, str(len(names))), 1
+    if isinstance(node, ast.arg):
+        return "v" + names.setdefault(node.arg, str(len(names))), 1
+    if isinstance(node, ast.Constant):
+        return repr(node.value), 1
+    parts, size = [type(node).__name__], 1
+    for field, value in ast.iter_fields(node):
+        if field in SKIPPED_FIELDS:
+            continue
+        if field == "body" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            value = _body(value)
+        if field == "keywords":
+            value = sorted(value, key=lambda k: k.arg or "")
+        if isinstance(value, list):
+            texts = []
+            for item in value:
+                if isinstance(item, ast.AST):
+                    text, n = _canonical(item, names)
+                    texts.append(text)
+                    size += n
+                else:
+                    texts.append(repr(item))
+            parts.append(f"{field}=[{','.join(texts)}]")
+        elif isinstance(value, ast.AST):
+            text, n = _canonical(value, names)
+            parts.append(f"{field}={text}")
+            size += n
+        elif value is not None:
+            parts.append(f"{field}={value!r}")
+    return "(" + " ".join(parts) + ")", size
+
+
+def _fingerprint(statement) -> tuple:
+    """(canonical text, size) of one statement on its own (names numbered from it)."""
+    return _canonical(statement, {})
+
+
+def _child_statements(statement) -> list:
+    children = []
+    for _, value in ast.iter_fields(statement):
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.stmt):
+                    children.append(item)
+                elif isinstance(item, (ast.ExceptHandler, ast.match_case)):
+                    children.extend(item.body)
+    return children
+
+
+def _all_statements(statements):
+    for statement in statements:
+        yield statement
+        yield from _all_statements(_child_statements(statement))
+
+
+def _share(solution: list, provided: set) -> tuple:
+    """(AST nodes of the solution statements found in `provided`, all its nodes): a statement
+    counts whole when its fingerprint is provided, else by its statements that are."""
+    found = total = 0
+    for statement in solution:
+        text, size = _fingerprint(statement)
+        total += size
+        if text in provided:
+            found += size
+        else:
+            inner_found, _ = _share(_child_statements(statement), provided)
+            found += inner_found
+    return found, total
+
+
+def _parse(text: str):
+    """The module of a cell or source; magics and shell lines (`%time`, `!pip`) left out."""
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines()]
+        try:
+            return ast.parse("\n".join(lines))
+        except SyntaxError:
+            return None
+
+
+def provided_functions(notebook: Path) -> dict:
+    """{qualified name: fingerprints of its statements} for every function and method in the
+    code cells of an exercise notebook (what students are given)."""
+    functions = {}
+
+    def visit(statements, scope):
+        for statement in statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{scope}{statement.name}"
+                prints = {_fingerprint(s)[0] for s in _all_statements(_body(statement.body))}
+                functions.setdefault(name, set()).update(prints)
+                visit(statement.body, f"{name}.")
+            elif isinstance(statement, ast.ClassDef):
+                visit(statement.body, f"{scope}{statement.name}.")
+            else:
+                visit(_child_statements(statement), scope)
+
+    cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        tree = _parse("".join(source) if isinstance(source, list) else str(source))
+        if tree is not None:
+            visit(tree.body, "")
+    return functions
+
+
+def solution_functions(source: Path) -> list:
+    """[(qualified name, first line, solution statements)] of a solution source: for each
+    `### BEGIN SOLUTION` ... `### END SOLUTION` region, the statements in it, grouped by the
+    function they are in (a function defined whole inside a region is its own entry; code of
+    a region outside any function is named after its line)."""
+    text = source.read_text(encoding="utf-8")
+    tree = _parse(text)
+    if tree is None:
+        raise ReleaseError(f"{source}: not valid Python")
+    regions, begin = [], None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "BEGIN SOLUTION" in line:
+            begin = number
+        elif "END SOLUTION" in line and begin is not None:
+            regions.append((begin, number))
+            begin = None
+    units = {}
+
+    def add(name, line, statements):
+        entry = units.setdefault(name, [line, []])
+        entry[1].extend(statements)
+
+    def visit(statements, scope, begin, end, function):
+        for statement in statements:
+            if begin < statement.lineno and statement.end_lineno < end:       # inside
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    add(f"{scope}{statement.name}", begin, _body(statement.body))
+                elif isinstance(statement, ast.ClassDef):
+                    visit(statement.body, f"{scope}{statement.name}.", 0, float("inf"), None)
+                else:
+                    add(function or f"<code at line {begin}>", begin, [statement])
+            elif statement.lineno < begin < statement.end_lineno:   # around it (its last
+                # statement may come before the END comment)
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    name = f"{scope}{statement.name}"
+                    visit(statement.body, f"{name}.", begin, end, name)
+                elif isinstance(statement, ast.ClassDef):
+                    visit(statement.body, f"{scope}{statement.name}.", begin, end, function)
+                else:
+                    visit(_child_statements(statement), scope, begin, end, function)
+
+    for begin, end in regions:
+        visit(tree.body, "", begin, end, None)
+    return [(name, line, statements) for name, (line, statements) in units.items()]
+
+
+def find_exposures(course, root: Path = ROOT, released=None) -> list:
+    """Every (provided function of a released notebook, solution of another assignment) pair
+    where the function holds at least MIN_SHARE (and MIN_NODES) of that solution; `released`:
+    assignments (default: all). Whether a pair matters depends on the dates (`refused`)."""
+    root = Path(root)
+    released = list(course.assignments) if released is None else list(released)
+    solutions = {}
+    for a in course.assignments:
+        path = a.solution_path(root)
+        if path.is_file():
+            where = path.relative_to(root).as_posix()
+            solutions[a.id] = [(name, f"{where}:{line}", statements)
+                               for name, line, statements in solution_functions(path)]
+    exposures = []
+    for x in released:
+        notebook = x.exercise_path(root)
+        if not notebook.is_file():
+            continue
+        provided = provided_functions(notebook)
+        for y in course.assignments:
+            if y.id == x.id:
+                continue
+            for solution, where, statements in solutions.get(y.id, []):
+                for function, prints in provided.items():
+                    found, total = _share(statements, prints)
+                    if total and found >= MIN_NODES and found / total >= MIN_SHARE:
+                        exposures.append(Exposure(
+                            notebook.relative_to(root).as_posix(), x.id, function, y.id,
+                            solution, where, found / total))
+    return exposures
+
+
+# -- releasing in order ---------------------------------------------------------------------
+#
+# The rule: in course order (by due date; assignments without one after them, in file order), the
+# first assignment is released from the start, and each next one once the one before it is past
+# its due date. So the bundle holds everything that is past due and the one assignment open now.
+# Assignments without a due date are never released by date, only by --until, --assignment or
+# --all. Whatever chose the assignments, provided code that contains the solution of an
+# assignment that is not yet due stops the release (--all: a warning that lists it).
+
+def course_order(course) -> list:
+    """The assignments in release order: by due date (ties in file order), then those without
+    a due date in file order."""
+    dated = sorted((a for a in course.assignments if a.due is not None), key=lambda a: a.due)
+    return dated + [a for a in course.assignments if a.due is None]
+
+
+def released_on(course, now: datetime.datetime) -> list:
+    """The assignments released at `now` by their due dates: the first in `course_order`, and
+    every next one whose predecessor is past its due date (due <= now)."""
+    dated = [a for a in course_order(course) if a.due is not None]
+    if not dated:
+        raise ReleaseError("course.toml gives no assignment a due date, so nothing is released by "
+                           "date: choose with --until ASSIGNMENT, --assignment, or --all")
+    chosen = dated[:1]
+    for previous, a in zip(dated, dated[1:]):
+        if previous.due > now:
+            break
+        chosen.append(a)
+    return chosen
+
+
+def released_until(course, assignment_id: str) -> list:
+    """The prefix of `course_order` that ends with `assignment_id`."""
+    order = course_order(course)
+    last = course.assignment(assignment_id)
+    return order[:order.index(last) + 1]
+
+
+def is_due(assignment, now: datetime.datetime) -> bool:
+    """Past its due date at `now` (an assignment without a due date never is)."""
+    return assignment.due is not None and assignment.due <= now
+
+
+def parse_moment(text: str, timezone: str = "UTC") -> datetime.datetime:
+    """--date: `2026-10-06` (the start of that day), `2026-10-06T09:00` (in the course's time
+    zone) or `2026-10-06T09:00+01:00`."""
+    zone = parse_timezone(timezone, "course timezone")
+    try:
+        moment = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise ReleaseError(f"--date {text!r}: not a date (2026-10-06) or date and time "
+                           f"(2026-10-06T09:00, optionally with +01:00)") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
+
+
+def when(moment: datetime.datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M %Z").strip()
+
+
+def early_exposures(course, chosen, now, root: Path = ROOT) -> list:
+    """The exposures of the notebooks `chosen` whose revealed assignment is not due at `now`."""
+    return [e for e in find_exposures(course, root, chosen)
+            if not is_due(course.assignment(e.reveals), now)]
+
+
+def describe_exposure(exposure: Exposure, course) -> str:
+    due = course.assignment(exposure.reveals).due
+    return f"{exposure}; {exposure.reveals} is " + (f"due {when(due)}" if due else "not given a due date")
+
+
+def describe_plan(course, chosen, now) -> str:
+    """What is released, as of when, and what comes next."""
+    def one(a):
+        if a.due is None:
+            return f"{a.id} (no due date)"
+        return f"{a.id} (due {when(a.due)}{', past' if is_due(a, now) else ''})"
+    text = f"as of {when(now)}: {len(chosen)} assignment(s): {', '.join(one(a) for a in chosen)}"
+    order = course_order(course)
+    later = [a for a in order if a not in chosen]
+    if later and later[0].due is not None and chosen and chosen[-1].due is not None \
+            and order[:len(chosen)] == chosen:
+        text += (f"; next: {later[0].id}, once {chosen[-1].id} is past its due date "
+                 f"({when(chosen[-1].due)})")
+    undated = [a.id for a in later if a.due is None]
+    if undated:
+        text += (f"; never released by date (no due date): {', '.join(undated)}"
+                 " (--until or --all)")
+    return text
+
+
 # -- the bundle ------------------------------------------------------------------------------
 
 def student_course_toml(text: str) -> str:
@@ -274,17 +610,42 @@ def _copy(source: Path, target: Path):
     shutil.copyfile(source, target)
 
 
-def make_bundle(folder, assignments=None, root: Path = ROOT, force=False, log=print) -> Path:
-    """Write the student bundle into `folder` (new or empty, or replaced with `force`)."""
+def _warn(message):
+    print(message, file=sys.stderr)
+
+
+def make_bundle(folder, assignments=None, root: Path = ROOT, force=False, log=print, now=None,
+                expose=False, warn=_warn, course_path=None) -> Path:
+    """Write the student bundle of `assignments` (ids; default: all) into `folder` (new or
+    empty, or replaced with `force`). Refused when a chosen notebook's provided code contains
+    the solution of an assignment not due at `now` (default: the current time); with
+    `expose`, written anyway, with a warning that lists what it reveals."""
     root, folder = Path(root).resolve(), Path(folder).resolve()
+    course_path = Path(course_path) if course_path else root / "course.toml"
+    course = load_course(course_path)
+    chosen = [course.assignment(a) for a in assignments] if assignments else list(course.assignments)
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    exposed = early_exposures(course, chosen, now, root)
+    if exposed and not expose:
+        raise ReleaseError(
+            f"the bundle would hand out answers before they are due (as of {when(now)}):\n  "
+            + "\n  ".join(describe_exposure(e, course) for e in exposed)
+            + "\nRelease by due date (no --until or --assignment), choose a later --date, or "
+              "hand out everything knowingly with --all.")
+    if exposed:
+        warn(f"warning: as of {when(now)}, this bundle reveals the solutions of assignments that "
+             f"are not yet due ({len(exposed)} provided function(s)):\n  "
+             + "\n  ".join(f"{e.notebook}: `{e.function}` reveals {e.reveals} "
+                           f"(its `{e.solution}`, {e.share:.0%}; "
+                           + (f"due {when(course.assignment(e.reveals).due)})"
+                              if course.assignment(e.reveals).due else "no due date)")
+                           for e in exposed))
     if folder.exists() and any(folder.iterdir()):
         if not force:
             raise ReleaseError(f"{folder} is not empty (use --force to replace it)")
         if folder == root or root.is_relative_to(folder):
             raise ReleaseError(f"{folder} holds the course repository itself")
         shutil.rmtree(folder)
-    course = load_course(root / "course.toml")
-    chosen = [course.assignment(a) for a in assignments] if assignments else list(course.assignments)
     folder.mkdir(parents=True, exist_ok=True)
     for path in sorted((root / "dp").rglob("*")):
         if path.is_file() and not set(path.relative_to(root).parts) & set(NEVER_SHIPPED) \
@@ -298,7 +659,7 @@ def make_bundle(folder, assignments=None, root: Path = ROOT, force=False, log=pr
     for rel in needed_modules(root, {a.notebook for a in chosen}) + list(DATA_FILES):
         _copy(root / rel, folder / rel)
     (folder / "course.toml").write_text(
-        student_course_toml((root / "course.toml").read_text(encoding="utf-8")), encoding="utf-8")
+        student_course_toml(course_path.read_text(encoding="utf-8")), encoding="utf-8")
     shutil.copyfile(root / "docs" / "STUDENTS.md", folder / "README.md")
     (folder / "pyproject.toml").write_text(_pyproject(root), encoding="utf-8")
     (folder / "Makefile").write_text(STUDENT_MAKEFILE, encoding="utf-8")
@@ -315,11 +676,38 @@ def make_bundle(folder, assignments=None, root: Path = ROOT, force=False, log=pr
     return folder
 
 
+def choose(course, now, until=None, assignments=None, everything=False) -> list:
+    """The assignments of a release: all of them, the ones named, the prefix `until` one, or
+    (default) those released by their due dates at `now`."""
+    if everything:
+        return list(course.assignments)
+    if assignments:
+        return [course.assignment(a) for a in assignments]
+    if until:
+        return released_until(course, until)
+    return released_on(course, now)
+
+
 def main(args) -> int:
     """The `release` subcommand (arguments parsed by autograder.__main__)."""
     try:
-        make_bundle(args.directory, assignments=args.assignment or None, force=args.force)
-    except ReleaseError as error:
+        course_path = Path(args.course) if getattr(args, "course", None) else ROOT / "course.toml"
+        course = load_course(course_path)
+        now = (parse_moment(args.date, course.timezone) if args.date
+               else datetime.datetime.now(parse_timezone(course.timezone, "course timezone")))
+        chosen = choose(course, now, until=args.until, assignments=args.assignment,
+                        everything=args.all)
+        print(f"release {describe_plan(course, chosen, now)}")
+        if args.dry_run:
+            exposed = early_exposures(course, chosen, now)
+            for e in exposed:
+                print(f"{'warning' if args.all else 'refused'}: {describe_exposure(e, course)}")
+            return 1 if exposed and not args.all else 0
+        if args.directory is None:
+            raise ReleaseError("the bundle folder is missing (only --dry-run writes nothing)")
+        make_bundle(args.directory, assignments=[a.id for a in chosen], force=args.force,
+                    now=now, expose=args.all, course_path=course_path)
+    except (ReleaseError, CourseError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0
