@@ -9,10 +9,12 @@ interrupted run resumes with what is missing.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 from . import executors, report
@@ -25,33 +27,53 @@ from .sandbox import ProbeError, Sandbox
 GRADER_VERSION = "1"
 
 
-class Submission:
-    """A notebook to grade: where it is, whose it is, for which assignment."""
+UNIDENTIFIED = "unidentified"      # the assignment of a loose notebook that cannot be told
+COPY = re.compile(r"-Copy\d+$")    # JupyterLab's "Duplicate": name-Copy1.ipynb
 
-    def __init__(self, path, student, assignment_id):
-        self.path, self.student, self.assignment_id = Path(path), student, assignment_id
+
+class Submission:
+    """A notebook to grade: where it is, whose it is, for which assignment. `flags`: what
+    discovery noticed (other notebooks in the folder, ignored trees). `status`: "graded", or
+    "missing" / "error" for a row that is not graded (`message` says why; `path` may be None)."""
+
+    def __init__(self, path, student, assignment_id, flags=(), status="graded", message=""):
+        self.path, self.student, self.assignment_id = path and Path(path), student, assignment_id
+        self.flags, self.status, self.message = list(flags), status, message
 
     def __repr__(self):
         return f"Submission({self.student!r}, {self.assignment_id!r}, {str(self.path)!r})"
 
 
+def real_assignment(notebook, course):
+    """The assignment a notebook says it belongs to: its autograder metadata (unless its grade
+    cells say otherwise), or the one assignment whose task ids its grade cells name; or None."""
+    meta = notebook.get("metadata", {}).get("autograder", {}).get("assignment")
+    found = grade_ids(notebook)
+    by_tasks = [a.id for a in course.assignments if {t.id for t in a.tasks} & found]
+    if isinstance(meta, str) and meta in {a.id for a in course.assignments} and (not by_tasks or meta in by_tasks):
+        return meta
+    return by_tasks[0] if len(by_tasks) == 1 else None
+
+
+def _student_of(path: Path, course) -> str:
+    stem = COPY.sub("", path.stem)
+    for a in course.assignments:
+        for suffix in (a.id, a.notebook):
+            stem = stem.replace(f"_{suffix}", "").replace(f"-{suffix}", "")
+    return report.clean_text(stem)
+
+
 def _identify(path: Path, course, assignment_hint=None) -> Submission:
+    """A notebook given by itself or found in a folder of loose notebooks. The instructor named
+    it, so the nbgrader layout counts in its own path (…/submitted/<student>/<assignment>/x)."""
     parts = path.resolve().parts
     ids = [a.id for a in course.assignments]
-    if "submitted" in parts:                        # nbgrader: submitted/<student>/<assignment>/x.ipynb
-        i = len(parts) - 1 - parts[::-1].index("submitted")
-        if len(parts) > i + 3 and parts[i + 2] in ids:
-            return Submission(path, parts[i + 1], parts[i + 2])
+    if len(parts) >= 4 and parts[-4] == "submitted" and parts[-2] in ids:
+        return Submission(path, report.clean_text(parts[-3]), parts[-2])
     assignment = assignment_hint
     if assignment is None:
         try:
-            notebook = read_notebook(path)
-            meta = notebook.get("metadata", {}).get("autograder", {})
-            assignment = meta.get("assignment") if isinstance(meta, dict) else None
-            if assignment not in ids:
-                found = grade_ids(notebook)
-                assignment = next((a.id for a in course.assignments
-                                   if {t.id for t in a.tasks} & found), None)
+            assignment = real_assignment(read_notebook(path), course)
         except NotebookError:
             assignment = None
     if assignment is None:   # from names: the file or its folder
@@ -59,26 +81,115 @@ def _identify(path: Path, course, assignment_hint=None) -> Submission:
                            for name in (path.parent.name, path.stem)
                            if name == a.id or a.notebook in name), None)
     if assignment is None:
-        raise CourseError(f"{path}: cannot tell which assignment this is; pass --assignment")
-    stem = path.stem
-    for a in course.assignments:
-        for suffix in (a.id, a.notebook):
-            stem = stem.replace(f"_{suffix}", "").replace(f"-{suffix}", "")
-    return Submission(path, stem, assignment)
+        return Submission(path, _student_of(path, course), UNIDENTIFIED, status="error", message=(
+            f"{path.name}: cannot tell which assignment this notebook is for (no autograder "
+            "metadata, no check() cell of a course task, no assignment in its name or folder); "
+            "pass --assignment, or put it in submitted/<student>/<assignment>/"))
+    return Submission(path, _student_of(path, course), assignment)
+
+
+def _notebooks(folder: Path, recursive: bool) -> list:
+    found = folder.rglob("*.ipynb") if recursive else folder.glob("*.ipynb")
+    return sorted(p for p in found if ".ipynb_checkpoints" not in p.parts and p.is_file())
+
+
+def _folders(folder: Path) -> list:
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def _tree(path: Path):
+    """(the submitted/ folder, [its student folders], the assignment folder named or None) when
+    `path` is an nbgrader tree: submitted/ itself, a folder holding it, one of its student
+    folders or one of their assignment folders. None for a folder of loose notebooks."""
+    names = path.resolve().parts
+    if names[-1:] == ("submitted",):
+        return path, _folders(path), None
+    if names[-2:-1] == ("submitted",):
+        return path.parent, [path], None
+    if names[-3:-2] == ("submitted",):
+        return path.parent.parent, [path.parent], path.name
+    if (path / "submitted").is_dir():
+        return path / "submitted", _folders(path / "submitted"), None
+    return None
+
+
+def _ignored(paths, folder: Path) -> list:
+    return [f"ignored submitted/{p.relative_to(folder)}: only submitted/<student>/<assignment>/"
+            "<notebook>.ipynb is graded" for p in paths]
+
+
+def _from_tree(submitted: Path, students, only, course, hint) -> tuple:
+    """({(student, assignment): ([notebooks], [flags])}, {student: [flags]}) of an nbgrader tree,
+    at the documented depth only: submitted/<student>/<assignment>/<notebook>.ipynb. Notebooks
+    elsewhere in a student's folder (a submitted/<other>/... tree inside it, a folder that is no
+    assignment) are not graded, and said on the student's rows."""
+    ids = {a.id for a in course.assignments}
+    found, student_flags = {}, {}
+    for folder in students:
+        student = report.clean_text(folder.name)
+        student_flags[student] = []
+        for sub in ([folder / only] if only else _folders(folder)):
+            if sub.name in ids and hint in (None, sub.name):
+                deeper = [p for p in _notebooks(sub, recursive=True) if p.parent != sub]
+                found[student, sub.name] = (_notebooks(sub, recursive=False), _ignored(deeper, submitted))
+        if only is None:
+            student_flags[student] = _ignored([p for p in _notebooks(folder, recursive=True)
+                                               if p.relative_to(folder).parts[0] not in ids], submitted)
+    return found, student_flags
+
+
+def _choose(student, assignment, notebooks, flags, course) -> Submission:
+    """The one notebook to grade among those in one student's assignment folder."""
+    if not notebooks:
+        return Submission(None, student, assignment, flags, "missing", "no notebook was submitted")
+    name = course.assignment(assignment).notebook
+    chosen = [p for p in notebooks if p.stem == name] or [p for p in notebooks if not COPY.search(p.stem)]
+    if len(notebooks) > 1 and len(chosen) != 1:
+        return Submission(None, student, assignment, flags, "error", (
+            f"{len(notebooks)} notebooks for one assignment ({', '.join(p.name for p in notebooks)}) "
+            f"and none is named {name}.ipynb: keep only the one to grade"))
+    others = [p.name for p in notebooks if p != chosen[0]]
+    if others:
+        flags = [f"graded {chosen[0].name}; other notebooks in the folder not graded: "
+                 + ", ".join(others)] + flags
+    return Submission(chosen[0], student, assignment, flags)
 
 
 def discover(paths, course, assignment=None) -> list:
-    """Submissions under `paths` (notebooks or folders, e.g. nbgrader's submitted/)."""
-    found = []
+    """One Submission per student and assignment of the input (notebooks, or folders: nbgrader's
+    submitted/ tree, or loose notebooks): every student of the input gets a row for every
+    assignment of the input, `missing` where there is no notebook, `error` where there is no
+    telling which notebook or assignment (the row's message says why)."""
+    found = {}     # (student, assignment) -> ([notebooks], [flags])
+    student_flags, errors = {}, []
     for path in map(Path, paths):
-        if path.is_dir():
-            notebooks = sorted(p for p in path.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-        elif path.exists():
-            notebooks = [path]
-        else:
+        if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or folder")
-        found += [_identify(p, course, assignment) for p in notebooks]
-    return found
+        tree = _tree(path) if path.is_dir() else None
+        if tree is not None:
+            rows, flags = _from_tree(*tree, course, assignment)
+            for key, (notebooks, ignored) in rows.items():
+                old = found.setdefault(key, ([], []))
+                old[0].extend(p for p in notebooks if p not in old[0])
+                old[1].extend(f for f in ignored if f not in old[1])
+            for student, ignored in flags.items():
+                student_flags.setdefault(student, []).extend(ignored)
+        loose = [path] if path.is_file() else [] if tree is not None and tree[0] != path / "submitted" \
+            else [p for p in _notebooks(path, recursive=True)
+                  if "submitted" not in p.relative_to(path).parts[:-1]]
+        for notebook in loose:
+            submission = _identify(notebook, course, assignment)
+            if submission.status == "error":
+                errors.append(submission)
+            else:
+                old = found.setdefault((submission.student, submission.assignment_id), ([], []))
+                old[0].extend([notebook] if notebook not in old[0] else [])
+    students = {s for s, _ in found} | set(student_flags)
+    order = [a.id for a in course.assignments if any(a.id == k[1] for k in found)]
+    for student in students:
+        for a in order:
+            found.setdefault((student, a), ([], []))[1].extend(student_flags.get(student, []))
+    return [_choose(s, a, *found[s, a], course) for s, a in sorted(found)] + errors
 
 
 def grading_seed(course, student, assignment_id) -> int:
@@ -95,14 +206,51 @@ def _all_tasks(assignment, status, message):
             for t in assignment.tasks]
 
 
+def _instructors_error(error) -> bool:
+    """A broken course or check stops the run: it is the instructor's to fix, not a student's."""
+    return isinstance(error, CourseError) or (
+        type(error) is RuntimeError and str(error).startswith("the checks of "))
+
+
+def ungraded(submission: Submission, course, status=None, message=None) -> dict:
+    """The result of a submission that is not graded: missing, or an error said by `message`."""
+    known = submission.assignment_id in {a.id for a in course.assignments}
+    assignment = course.assignment(submission.assignment_id) if known else None
+    status, message = status or submission.status, message or submission.message
+    return bounded_total({
+        "student": submission.student, "assignment": submission.assignment_id,
+        "title": assignment.title if assignment else "", "status": status, "message": message,
+        "notebook": submission.path.name if submission.path else "", "notebook_sha256": "",
+        "flags": list(submission.flags), "cell_errors": [], "output": "",
+        "tasks": _all_tasks(assignment, status, message) if assignment else []})
+
+
+def one_result(grade):
+    """One submission, one result: whatever goes wrong while grading it (but the instructor's
+    errors) becomes its `error` result; and every result is sanitized and capped."""
+    @functools.wraps(grade)
+    def one(submission, course_path=None, *args, **kwargs):
+        try:
+            result, figures = grade(submission, course_path, *args, **kwargs)
+        except Exception as error:
+            if _instructors_error(error):
+                raise
+            return ungraded(submission, load_course(course_path), "error", (
+                f"the grader could not grade this notebook: {type(error).__name__}: {error}")), []
+        return bounded_total(result), report.bounded_figures(figures)
+    return one
+
+
+@one_result
 def grade_one(submission: Submission, course_path=None, protect=(), seed=None) -> tuple:
     """Grade one submission; returns (result dict, list of PNG figures as bytes). The paths in
     `protect` (e.g. the output folder) are hidden from the submission. `seed`: the grading
     seed, when the caller has derived it already (default: `grading_seed`)."""
     course = load_course(course_path)
     assignment = course.assignment(submission.assignment_id)
-    result = {"student": submission.student, "assignment": assignment.id,
-              "notebook": submission.path.name, "flags": [], "cell_errors": [], "output": ""}
+    result = {"student": submission.student, "assignment": assignment.id, "title": assignment.title,
+              "status": "graded", "message": "", "notebook": submission.path.name,
+              "flags": list(submission.flags), "cell_errors": [], "output": ""}
     figures = []
     try:
         raw = submission.path.read_bytes()
@@ -112,7 +260,14 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None) -
         result.setdefault("notebook_sha256", "")
         result["tasks"] = _all_tasks(assignment, "error", f"{error}")
         result["flags"].append("unreadable notebook")
+        result["status"], result["message"] = "error", (
+            f"unreadable notebook: {error}. Download it again from JupyterLab (File > Download) "
+            "and submit that file")
         return _total(result), figures
+    real = real_assignment(notebook, course)
+    if real not in (None, assignment.id):    # not graded: its grade would be meaningless
+        return ungraded(submission, course, "error", f"this is the notebook of {real}, filed under "
+                        f"{assignment.id}: submit it as {real}, and {assignment.id}'s notebook here"), []
     cells = code_cells(notebook)
     result["flags"] += scan_imports(cells, assignment.forbidden_imports) + notebook_flags(notebook, assignment)
     sandbox = Sandbox(cells, assignment, protect)
@@ -136,7 +291,7 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None) -
         result["tasks"] = _all_tasks(assignment, status, str(error))
     finally:
         sandbox.close()
-        result["output"] = sandbox.captured_output[-4000:]
+        result["output"] = sandbox.captured_output       # its end is kept (report.CAPS)
     return _total(result), figures
 
 
@@ -156,6 +311,10 @@ def notebook_flags(notebook, assignment) -> list:
     if name not in (None, "python3", "python"):
         flags.append(f"kernel {name!r} is not Python 3; graded as Python")
     return flags
+
+
+def bounded_total(result):
+    return _total(report.bounded(result))
 
 
 def _total(result):
@@ -201,25 +360,29 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
         course.assignment(assignment)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    out.chmod(0o700)             # results are for the grader: not readable by submissions
+    out.chmod(report.DIR_MODE)   # the grader's and its group's (the instructors): not the submissions'
     for stale in out.rglob(".*.tmp"):       # an interrupted run's unfinished write
         stale.unlink(missing_ok=True)
     submissions = discover(paths, course, assignment)
-    keys = [(s.student, s.assignment_id) for s in submissions]
-    duplicates = {k for k in keys if keys.count(k) > 1}
-    if duplicates:
-        raise CourseError("two notebooks for the same student and assignment: "
-                          + ", ".join(f"{s}/{a}" for s, a in sorted(duplicates)))
+    keys = {(s.student, s.assignment_id) for s in submissions}
     digest = course_digest(course)
-    todo = [s for s in submissions if not _up_to_date(out, s, digest)]
-    bar = tqdm(total=len(submissions), initial=len(submissions) - len(todo), unit="notebook",
-               desc="grading", disable=not progress)
+    todo = [s for s in submissions if s.status == "graded" and not _up_to_date(out, s, digest)]
+    done = sum(s.status == "graded" for s in submissions) - len(todo)    # by an earlier run
+    bar = _progress(tqdm, len(submissions), done, progress)
+
+    noticed = {(s.student, s.assignment_id): s.flags for s in submissions}
 
     def finish(result, figures):
-        result["course_sha256"] = digest
+        result["course_sha256"] = digest       # and what discovery noticed, first:
+        result["flags"] = list(dict.fromkeys(noticed.get((result["student"], result["assignment"]), [])
+                                             + result["flags"]))
         report.write_feedback(out, result, figures)
         report.write_result(out, result)       # last: its presence means "done"
         bar.update(1)
+
+    for submission in submissions:      # missing, or no telling which notebook: no need to run
+        if submission.status != "graded":
+            finish(ungraded(submission, course), [])
 
     # Absolute paths and seeds derived here: the same call gives the same result on any worker.
     course_file = Path(course_path or ROOT / "course.toml").absolute()
@@ -231,6 +394,28 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
             finish(result, figures)
     bar.close()
     results = [r for r in report.load_results(out)
-               if (r["student"], r["assignment"]) in set(keys)] if submissions else []
+               if (r["student"], r["assignment"]) in keys] if submissions else []
     report.write_grades_csv(out, report.load_results(out), course)
     return results
+
+
+class _Lines:
+    """Progress for a log (stderr is not a terminal): a line at every tenth, no \\r frames."""
+
+    def __init__(self, total, initial):
+        self.total, self.done, self.said = total, initial, initial * 10 // max(total, 1)
+
+    def update(self, count=1):
+        self.done += count
+        if self.done * 10 // max(self.total, 1) > self.said or self.done == self.total:
+            self.said = self.done * 10 // max(self.total, 1)
+            print(f"grading: {self.done}/{self.total} notebooks", file=sys.stderr, flush=True)
+
+    def close(self):
+        pass
+
+
+def _progress(tqdm, total, initial, progress):
+    if progress and not sys.stderr.isatty():
+        return _Lines(total, initial)
+    return tqdm(total=total, initial=initial, unit="notebook", desc="grading", disable=not progress)

@@ -43,7 +43,37 @@ def read_notebook(path: Path) -> dict:
         raise NotebookError(f"nbformat {notebook.get('nbformat')!r} is not supported (version 4 is)")
     if not isinstance(notebook.get("cells"), list):
         raise NotebookError("the file is not a Jupyter notebook (no list of cells)")
+    _check_structure(notebook)
     return notebook
+
+
+def _kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
+
+
+def _check_structure(notebook: dict) -> None:
+    """The parts of nbformat 4 that grading reads have the types it expects: the rest of the
+    grader can then rely on them (a `"metadata": []` is a clear error, not a crash)."""
+    def expect(value, types, what, wanted):
+        if not isinstance(value, types):
+            raise NotebookError(f"the notebook's {what} is {_kind(value)}, not {wanted} "
+                                "(the file was edited by hand or damaged)")
+    metadata = notebook.get("metadata", {})
+    expect(metadata, dict, "metadata", "an object")
+    for key in ("kernelspec", "autograder", "language_info"):
+        expect(metadata.get(key, {}), dict, f"metadata.{key}", "an object")
+    for number, cell in enumerate(notebook["cells"], start=1):
+        expect(cell, dict, f"cell {number}", "an object")
+        expect(cell.get("cell_type"), str, f"cell {number}'s cell_type", "a string")
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            for line in source:
+                expect(line, str, f"cell {number}'s source line", "a string")
+        expect(source, (str, list), f"cell {number}'s source", "a string or a list of strings")
+        expect(cell.get("metadata", {}), dict, f"cell {number}'s metadata", "an object")
+        expect(cell.get("metadata", {}).get("nbgrader", {}), dict,
+               f"cell {number}'s metadata.nbgrader", "an object")
 
 
 def source_of(cell) -> str:

@@ -1,4 +1,10 @@
-"""Write what grading found: result JSON, the grades CSV, and HTML feedback. Atomically."""
+"""Write what grading found: result JSON, the grades CSV, and HTML feedback. Atomically.
+
+Everything in a result that a submission could have chosen (messages, cell errors, output,
+flags, metrics, figures) is hostile text: `bounded` sanitizes and caps all of it, in one place
+(`CAPS`), before a result is returned by the grading of one submission and again before it is
+written. Writing cannot fail on a submission's text.
+"""
 from __future__ import annotations
 
 import base64
@@ -6,20 +12,130 @@ import csv
 import html
 import io
 import json
+import math
 import os
+import re
+import reprlib
 import tempfile
 from pathlib import Path
 
-STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛"}
+STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛", "missing": "–"}
+STATUS_MEANING = {"passed": "passed", "failed": "failed (the message says why)",
+                  "error": "error: the code raised or could not be run", "timeout": "time limit reached",
+                  "missing": "not submitted"}
+LEGEND = "  ".join(f"{STATUS_MARK[s]} {m}" for s, m in STATUS_MEANING.items())
+
+# The caps on what grading one submission may put into its result and feedback, in characters
+# (text) or items (lists), whatever the sandbox replied. Text longer than its cap ends in TRUNCATED.
+CAPS = {"message": 2000,          # a task's message (its first failed check's), the result's own
+        "checks": 20,             # checks listed per task
+        "check_message": 500,     # each of their messages (the task's message has the first)
+        "metrics": 20,            # metrics per task (numbers kept; other values as capped text)
+        "metric_text": 200,       # a metric that is not a number, or a metric's name
+        "flags": 50, "flag": 300,
+        "cell_errors": 20, "cell_error": 1000,
+        "output": 4000,           # what the notebook printed: its last characters are kept
+        "text": 300,              # any other text field (student, notebook name, ...)
+        "figures": 10, "figure_bytes": 2 ** 20, "figures_bytes": 2 * 2 ** 20}   # PNGs: each, all
+TRUNCATED = " … (truncated)"
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = CAPS["text"]
+FILE_MODE, DIR_MODE = 0o640, 0o750     # the instructor's group may read results and feedback
+
+
+def clean_text(value, cap: int = CAPS["text"], keep_end: bool = False) -> str:
+    """`value` as text that can be written anywhere: at most `cap` characters (the start kept,
+    or the end with `keep_end`, and TRUNCATED said), surrogates and other unencodable characters
+    as backslash escapes, control characters (but newline and tab) as U+FFFD. Not a string:
+    its bounded repr (no huge str() of a huge reply)."""
+    if not isinstance(value, str):
+        value = _REPR.repr(value)
+    value = _cut(value, cap, keep_end).encode("utf-8", "backslashreplace").decode("utf-8")
+    return _cut(_CONTROL.sub("\ufffd", value), cap, keep_end)    # escapes made it longer
+
+
+def _cut(value: str, cap: int, keep_end: bool) -> str:
+    if len(value) <= cap:
+        return value
+    cut = max(cap - len(TRUNCATED), 0)
+    return "(truncated) … " + value[len(value) - cut:] if keep_end else value[:cut] + TRUNCATED
+
+
+def _texts(values, count: int, cap: int) -> list:
+    values = values if isinstance(values, list) else [] if values is None else [values]
+    if len(values) <= count:
+        return [clean_text(v, cap) for v in values]
+    return [clean_text(v, cap) for v in values[:count - 1]] + [f"… and {len(values) - count + 1} more (truncated)"]
+
+
+def _metric(value):
+    if hasattr(value, "item") and getattr(value, "size", None) == 1:
+        value = value.item()           # a NumPy scalar or one-element array: its number
+    if isinstance(value, bool) or isinstance(value, int) and abs(value) < 2 ** 63:
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    return clean_text(value, CAPS["metric_text"])
+
+
+def _task(task) -> dict:
+    task = dict(task)
+    task["message"] = clean_text(task.get("message", ""), CAPS["message"])
+    task["status"] = clean_text(task.get("status", "error"), 20)
+    metrics = task.get("metrics") if isinstance(task.get("metrics"), dict) else {}
+    task["metrics"] = {clean_text(k, CAPS["metric_text"]): _metric(v)
+                       for k, v in list(metrics.items())[:CAPS["metrics"]]}
+    checks = task.get("checks") if isinstance(task.get("checks"), list) else []
+    task["checks"] = [{"name": clean_text(c.get("name", ""), CAPS["text"]),
+                       "status": clean_text(c.get("status", ""), 20),
+                       "message": clean_text(c.get("message", ""), CAPS["check_message"])}
+                      for c in checks[:CAPS["checks"]] if isinstance(c, dict)]
+    return task
+
+
+def _cell_error(error) -> dict:
+    error = error if isinstance(error, dict) else {"cell": "?", "error": error}
+    cell = error.get("cell")
+    return {"cell": cell if isinstance(cell, int) and not isinstance(cell, bool) else clean_text(cell, 20),
+            "error": clean_text(error.get("error", ""), CAPS["cell_error"])}
+
+
+def bounded(result: dict) -> dict:
+    """`result` with every text sanitized and every field within CAPS (idempotent)."""
+    result = dict(result)
+    for key, value in result.items():
+        if isinstance(value, str) and key not in ("output", "message"):
+            result[key] = clean_text(value, CAPS["text"])
+    result["message"] = clean_text(result.get("message", ""), CAPS["message"])
+    result["output"] = clean_text(result.get("output", ""), CAPS["output"], keep_end=True)
+    result["flags"] = _texts(result.get("flags"), CAPS["flags"], CAPS["flag"])
+    errors = result.get("cell_errors") if isinstance(result.get("cell_errors"), list) else []
+    result["cell_errors"] = [_cell_error(e) for e in errors[:CAPS["cell_errors"]]]
+    result["tasks"] = [_task(t) for t in result.get("tasks", []) if isinstance(t, dict)]
+    return result
+
+
+def bounded_figures(figures) -> list:
+    """At most CAPS["figures"] PNG images of at most CAPS["figure_bytes"] each, and
+    CAPS["figures_bytes"] in all (the first ones are kept)."""
+    kept, total = [], 0
+    for figure in (f for f in figures if isinstance(f, bytes) and _png_ok(f)):
+        total += len(figure)
+        if len(kept) == CAPS["figures"] or total > CAPS["figures_bytes"]:
+            break
+        kept.append(figure)
+    return kept
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:
     """Write `path` so that readers see the old file or the new one, never half of one."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    data = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, FILE_MODE)         # mkstemp's 0600 would hide it from the instructor's group
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -39,6 +155,7 @@ def feedback_path(out: Path, student: str, assignment: str) -> Path:
 
 
 def write_result(out: Path, result: dict) -> None:
+    result = bounded(result)
     atomic_write(result_path(out, result["student"], result["assignment"]),
                  json.dumps(result, indent=2, sort_keys=True) + "\n")
 
@@ -53,27 +170,48 @@ def load_results(out: Path) -> list:
     return results
 
 
-def write_grades_csv(out: Path, results: list, course) -> Path:
-    """One row per student and assignment, a column per task of the course."""
-    task_ids = [t.id for a in course.assignments for t in a.tasks]
+def write_grades_csv(out: Path, results: list, course, wide: bool = False) -> Path:
+    """One row per student and assignment, a column per task of the course, then the flags, the
+    status (graded, error, missing) and the message of a submission that could not be graded.
+    `wide`: one row per student, one column per assignment (its score; empty when missing),
+    in the order of course.toml, as gradebook imports expect."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "assignment", "score", "max_score", *task_ids, "flags"])
-    for r in sorted(results, key=lambda r: (r["student"], r["assignment"])):
-        points = {t["id"]: t["points"] for t in r["tasks"]}
-        writer.writerow([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
-                         *[f"{points[t]:g}" if t in points else "" for t in task_ids],
-                         "; ".join(r.get("flags", []))])
+    results = sorted(results, key=lambda r: (r["student"], r["assignment"]))
+    if wide:
+        present = {r["assignment"] for r in results}
+        columns = [a.id for a in course.assignments if a.id in present]
+        scores = {(r["student"], r["assignment"]): r for r in results}
+        writer.writerow(["student", *columns])
+        for student in sorted({r["student"] for r in results}):
+            cells = [scores.get((student, a)) for a in columns]
+            writer.writerow([student, *["" if r is None or status(r) == "missing" else f"{r['score']:g}"
+                                        for r in cells]])
+    else:
+        task_ids = [t.id for a in course.assignments for t in a.tasks]
+        writer.writerow(["student", "assignment", "score", "max_score", *task_ids, "flags",
+                         "status", "message"])
+        for r in results:
+            points = {t["id"]: t["points"] for t in r["tasks"]}
+            writer.writerow([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
+                             *[f"{points[t]:g}" if t in points else "" for t in task_ids],
+                             "; ".join(r.get("flags", [])), status(r), r.get("message", "")])
     path = Path(out) / "grades.csv"
     atomic_write(path, buffer.getvalue())
     return path
 
 
+def status(result: dict) -> str:
+    """graded, error (the submission could not be graded: `message` says why) or missing."""
+    return result.get("status", "graded")
+
+
 def _png_ok(data: bytes) -> bool:
-    return data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) < 8 * 2 ** 20
+    return data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) <= CAPS["figure_bytes"]
 
 
 def feedback_html(result: dict, figures=()) -> str:
+    result, figures = bounded(result), bounded_figures(figures)
     e = html.escape
     rows = "".join(
         f"<tr class='{e(t['status'])}'><td>{e(t['id'])}<div class='title'>{e(t.get('title', ''))}</div></td>"
@@ -86,7 +224,7 @@ def feedback_html(result: dict, figures=()) -> str:
                      for c in result.get("cell_errors", []))
     images = "".join(f"<figure><img alt='figure {i + 1}' src='data:image/png;base64,"
                      f"{base64.b64encode(png).decode()}'><figcaption>Figure {i + 1}</figcaption></figure>"
-                     for i, png in enumerate(p for p in figures if _png_ok(p)))
+                     for i, png in enumerate(figures))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{e(result['assignment'])}: feedback for {e(result['student'])}</title>
@@ -98,10 +236,12 @@ tr.passed td:nth-child(2) {{ color: #17692d; }} tr.failed td:nth-child(2), tr.er
 tr.timeout td:nth-child(2) {{ color: #a4161a; }}
 .title {{ color: #666; font-size: .85em; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
 </style></head><body>
-<h1>{e(result['assignment'])}</h1>
+<h1>{e(result.get('title') or result['assignment'])}</h1>
 <p>Student: <b>{e(result['student'])}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
+{f"<p id='message'><b>{e(result['message'])}</b></p>" if result['message'] else ""}
 <table><thead><tr><th>task</th><th>verdict</th><th>points</th><th>message</th><th>measured</th></tr></thead>
 <tbody>{rows}</tbody></table>
+<p class='title'>{e(LEGEND)}</p>
 {f"<h2>Flags</h2><ul id='flags'>{flags}</ul>" if flags else ""}
 {f"<h2>Errors while running your notebook</h2><ul>{errors}</ul>" if errors else ""}
 {f"<h2>Your plots</h2>{images}" if images else ""}
@@ -110,6 +250,7 @@ tr.timeout td:nth-child(2) {{ color: #a4161a; }}
 
 
 def write_feedback(out: Path, result: dict, figures=()) -> Path:
+    result = bounded(result)
     path = feedback_path(out, result["student"], result["assignment"])
     atomic_write(path, feedback_html(result, figures))
     return path
@@ -123,6 +264,8 @@ def table(results: list) -> str:
     lines = [f"{'student':<{width}}  {'assignment':<26} {'score':>11}  tasks"]
     for r in sorted(results, key=lambda r: (r["student"], r["assignment"])):
         marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}" for t in r["tasks"])
+        if status(r) != "graded":      # say why, instead of a row of ⚠
+            marks = f"{STATUS_MARK.get(status(r), '⚠')} {clean_text(r.get('message', ''), 240)}"
         lines.append(f"{r['student']:<{width}}  {r['assignment']:<26} "
                      f"{r['score']:>5g}/{r['max_score']:<5g}  {marks}")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", LEGEND])

@@ -1,0 +1,229 @@
+"""One submission, one result: a class in which every kind of bad submission that used to stop
+the run (or impersonate, or bloat the output) is graded in one batch with honest students.
+
+Each bad submission must get its own row with a clear message; the honest ones keep full marks;
+the CLI exits 0; and nothing a submission sends makes a result or a feedback page large."""
+import csv
+import json
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from autograder import report
+from autograder.notebook import NotebookError, read_notebook
+from tests.grading import COURSE, ROOT, full_marks, notebook_from_source, points, solution_source
+
+A = "01_scalar_autodiff"
+HUGE = 60 * 2 ** 20            # characters: each of these strings is a 60 MiB reply or message
+MAX_FILE = 2 ** 20             # bytes: what a result or a feedback page may weigh, at most
+
+# Cells appended to the (quick, honest) solution of 01.
+SURROGATE_CELL = "\n# %%\nraise ValueError('bad ' + chr(0xD800))\n"
+SURROGATE_PROBE = ("\n# %%\ndef numerical_gradient(f, x, eps=1e-6):\n"
+                   "    raise ValueError('probe ' + chr(0xDFFF))\n")
+HUGE_TEXT = (f"\n# %%\nprint('x' * {HUGE})\n"
+             f"def numerical_gradient(f, x, eps=1e-6):\n    raise ValueError('y' * {HUGE})\n"
+             f"# %%\nraise ValueError('z' * {HUGE})\n")
+DEEP = "\n# %%\nx = " + "-" * 5000 + "1\n"      # Python's parser gives up: RecursionError
+
+
+def submit(root, student, extra="", name="scalar_autodiff.ipynb", assignment=A):
+    folder = root / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    return notebook_from_source(solution_source(A) + extra, folder / name)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    top = tmp_path_factory.mktemp("bad_class")
+    sub = top / "submitted"
+    submit(sub, "honest1")
+    submit(sub, "honest2")
+    submit(sub, "surrogate_cell", SURROGATE_CELL)
+    submit(sub, "surrogate_probe", SURROGATE_PROBE)
+    path = submit(sub, "metadata_list")
+    notebook = json.loads(path.read_text())
+    notebook["metadata"] = []
+    path.write_text(json.dumps(notebook))
+    submit(sub, "copy")                                            # JupyterLab's leftover next to it:
+    submit(sub, "copy", "\n# %%\nraise SystemExit\n", name="scalar_autodiff-Copy1.ipynb")
+    submit(sub, "nested")
+    submit(sub / "nested" / A / "submitted", "victim")             # must not be graded as "victim"
+    submit(sub, "huge", HUGE_TEXT)
+    submit(sub, "deep", DEEP)
+    misfiled = sub / "misfiled" / A
+    misfiled.mkdir(parents=True)
+    shutil.copy(COURSE.assignment("04_activation_functions").exercise_path(ROOT), misfiled)
+    (sub / "empty_student").mkdir()
+    (sub / "empty_folder" / A).mkdir(parents=True)
+    loose = top / "loose"
+    loose.mkdir()
+    notebook = json.loads(path.read_text())     # no metadata, no check() cells, no telling name
+    notebook["metadata"] = {}
+    notebook["cells"] = [c for c in notebook["cells"] if "check(" not in "".join(c["source"])]
+    (loose / "mystery.ipynb").write_text(json.dumps(notebook))
+    out = top / "out"
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", sub, loose, "--out", out,
+                          "--jobs", "2"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return top, out, run
+
+
+def result(out, student, assignment=A):
+    return json.loads((out / "results" / student / f"{assignment}.json").read_text(encoding="utf-8"))
+
+
+def test_the_run_exits_zero_with_a_legend(graded):
+    run = graded[2]
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert report.LEGEND in run.stdout and "⚠ error" in run.stdout and "✘ failed" in run.stdout
+
+
+def test_honest_students_keep_full_marks(graded):
+    out = graded[1]
+    for student in ("honest1", "honest2", "copy", "nested", "surrogate_cell"):
+        assert points(result(out, student)) == full_marks(A), (student, result(out, student)["tasks"])
+
+
+def test_everyone_gets_a_row_and_no_one_is_impersonated(graded):
+    rows = {(r["student"], r["assignment"]): r for r in csv.DictReader((graded[1] / "grades.csv").open())}
+    students = {"honest1", "honest2", "surrogate_cell", "surrogate_probe", "metadata_list", "copy",
+                "nested", "huge", "deep", "misfiled", "empty_student", "empty_folder"}
+    assert set(rows) == {(s, A) for s in students} | {("mystery", "unidentified")}
+    assert not (graded[1] / "results" / "victim").exists()
+    assert {rows[s, A]["status"] for s in ("empty_student", "empty_folder")} == {"missing"}
+    assert rows["deep", A]["status"] == "error" and rows["honest1", A]["status"] == "graded"
+
+
+def test_a_nested_submitted_tree_is_ignored_and_said(graded):
+    flags = result(graded[1], "nested")["flags"]
+    assert any(f.startswith(f"ignored submitted/nested/{A}/submitted/victim/") for f in flags), flags
+
+
+def test_lone_surrogates_are_written_as_escapes(graded):
+    out = graded[1]
+    cell = result(out, "surrogate_cell")
+    assert any(e["error"] == "ValueError: bad \\ud800" for e in cell["cell_errors"]), cell["cell_errors"]
+    probe = {t["id"]: t for t in result(out, "surrogate_probe")["tasks"]}["numerical_gradient"]
+    assert probe["status"] == "error" and "ValueError: probe \\udfff" in probe["message"], probe
+    page = (out / "feedback" / "surrogate_cell" / f"{A}.html").read_text(encoding="utf-8")
+    assert "bad \\ud800" in page
+
+
+def test_a_rerun_resumes_without_crashing(graded):
+    top, out, _ = graded
+    before = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")
+              if p.parent.name in ("surrogate_cell", "honest1")}
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", top / "submitted", top / "loose",
+                          "--out", out, "--jobs", "1", "--quiet"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert {p: p.stat().st_mtime_ns for p in before} == before
+
+
+def test_wrong_types_in_the_notebook_are_named(graded):
+    r = result(graded[1], "metadata_list")
+    assert r["status"] == "error" and r["score"] == 0
+    assert r["message"].startswith("unreadable notebook: the notebook's metadata is a list, not an "
+                                   "object"), r["message"]
+
+
+def test_a_copy_is_not_graded_and_is_named(graded):
+    flags = result(graded[1], "copy")["flags"]
+    assert ("graded scalar_autodiff.ipynb; other notebooks in the folder not graded: "
+            "scalar_autodiff-Copy1.ipynb") in flags, flags
+
+
+def test_an_unidentifiable_loose_notebook_is_a_row_of_its_own(graded):
+    r = result(graded[1], "mystery", "unidentified")
+    assert r["status"] == "error" and r["tasks"] == [] and r["score"] == 0
+    assert r["message"].startswith("mystery.ipynb: cannot tell which assignment this notebook is for")
+    assert "pass --assignment" in r["message"]
+
+
+def test_a_notebook_filed_under_another_assignment_says_so_without_cheating_flags(graded):
+    r = result(graded[1], "misfiled")
+    assert r["status"] == "error" and r["score"] == 0
+    assert r["message"].startswith("this is the notebook of 04_activation_functions, filed under "
+                                   "01_scalar_autodiff"), r["message"]
+    assert not any("forbidden" in f for f in r["flags"]), r["flags"]
+
+
+def test_an_unexpected_error_in_the_grader_is_that_submissions_result(graded):
+    r = result(graded[1], "deep")
+    assert r["status"] == "error" and r["score"] == 0
+    assert r["message"].startswith("the grader could not grade this notebook: RecursionError"), r["message"]
+
+
+def test_huge_texts_are_capped_and_said(graded):
+    out = graded[1]
+    for path in [*(out / "results").rglob("*.json"), *(out / "feedback").rglob("*.html")]:
+        assert path.stat().st_size < MAX_FILE, (path, path.stat().st_size)
+    r = result(out, "huge")
+    assert r["output"].startswith("(truncated) … ") and r["output"].endswith("x" * 100)
+    assert len(r["output"]) <= report.CAPS["output"]
+    texts = [t["message"] for t in r["tasks"]] + [e["error"] for e in r["cell_errors"]]
+    assert all(len(t) <= report.CAPS["message"] for t in texts)
+    assert any(t.endswith("yyy" + report.TRUNCATED) for t in texts), texts
+    assert points(r)["numerical_gradient"] == 0
+
+
+def test_results_and_feedback_are_readable_by_the_group(graded):
+    out = graded[1]
+    for path in (out / "results" / "honest1" / f"{A}.json", out / "feedback" / "honest1" / f"{A}.html",
+                 out / "grades.csv"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640, path
+    assert stat.S_IMODE(out.stat().st_mode) == 0o750
+
+
+def test_progress_in_a_log_is_lines_not_frames(graded):
+    stderr = graded[2].stderr
+    assert "\r" not in stderr and "grading: 13/13 notebooks" in stderr, stderr[-2000:]
+    assert stderr.count("grading:") <= 11
+
+
+def test_a_wide_grades_csv_has_a_column_per_assignment(graded, tmp_path):
+    results = report.load_results(graded[1])
+    report.write_grades_csv(tmp_path, results, COURSE, wide=True)
+    rows = list(csv.reader((tmp_path / "grades.csv").open()))
+    assert rows[0] == ["student", A]
+    wide = {r[0]: r[1] for r in rows[1:]}
+    assert wide["honest1"] == "10" and wide["empty_student"] == "" and wide["metadata_list"] == "0"
+    assert len(rows) == 1 + len({r["student"] for r in results})
+
+
+# -- the caps and the text cleaning, on their own (no sandbox) ---------------------------------
+def test_bounded_caps_every_field_a_submission_can_fill():
+    huge = "\ud800" + "m" * HUGE
+    r = report.bounded({
+        "student": "s", "assignment": A, "output": huge, "message": huge,
+        "flags": [huge] * 1000, "cell_errors": [{"cell": 3, "error": huge}] * 1000,
+        "tasks": [{"id": "t", "points": 0, "max_points": 1, "status": "failed", "message": huge,
+                   "metrics": {f"k{i}": huge for i in range(1000)} | {"n": 0.5},
+                   "checks": [{"name": "c", "status": "failed", "message": huge}] * 1000}]})
+    text = json.dumps(r, ensure_ascii=False)
+    assert len(text.encode("utf-8")) < 100_000
+    assert r["message"].startswith("\\ud800m") and r["message"].endswith(report.TRUNCATED)
+    assert len(r["flags"]) == report.CAPS["flags"] and r["flags"][-1].endswith("(truncated)")
+    assert len(r["tasks"][0]["metrics"]) == report.CAPS["metrics"]
+    assert report.bounded(r) == r                      # idempotent: bounded twice is bounded once
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda nb: nb.update(metadata=[]), "the notebook's metadata is a list, not an object"),
+    (lambda nb: nb["metadata"].update(kernelspec="python3"), "metadata.kernelspec is a string"),
+    (lambda nb: nb["cells"].append("print(1)"), "cell 2 is a string, not an object"),
+    (lambda nb: nb["cells"][0].update(source=7), "cell 1's source is a number"),
+    (lambda nb: nb["cells"][0].update(source=["a", None]), "cell 1's source line is null"),
+    (lambda nb: nb["cells"][0].update(metadata={"nbgrader": []}), "cell 1's metadata.nbgrader is a list"),
+])
+def test_malformed_structure_is_a_notebook_error_naming_it(tmp_path, change, message):
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [{"cell_type": "code", "source": "x = 1", "metadata": {}, "outputs": []}]}
+    change(notebook)
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps(notebook))
+    with pytest.raises(NotebookError, match=message):
+        read_notebook(path)
