@@ -181,6 +181,8 @@ class SandboxGrade(NbGraderPreprocessor):
         for flag in result.get("flags", []):
             self.log.warning("%s/%s: %s", student, assignment, flag)
         apply_result(nb, result, _cell_ids(path), self.log)
+        nb.metadata["autograder"] = {k: result.get(k) for k in (
+            "student", "assignment", "score", "max_score", "flags", "grader", "notebook_sha256")}
         resources.setdefault("autograder", {})[notebook] = result
         return nb, resources
 

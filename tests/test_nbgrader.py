@@ -1,11 +1,13 @@
 """The nbgrader path, with the real nbgrader: `python -m autograder nbgrader-course DIR`, then
 nbgrader's own autograde, generate_feedback, export and formgrader in DIR, and the same totals
-as `python -m autograder grade` on the same submissions."""
+as `python -m autograder grade` on the same submissions, hostile ones included: autograde grades
+in the sandbox (autograder.nbgrader_plugin), not in the student's kernel."""
 import csv
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -18,8 +20,15 @@ from tests.ecosystem import answered, get, jupyter, once_per_run
 
 ASSIGNMENT = "01_scalar_autodiff"
 NOTEBOOK = "scalar_autodiff.ipynb"
-STUDENTS = ("solution", "stub", "partial")
-EXPECTED = {"solution": 10.0, "stub": 0.0, "partial": 6.0}   # partial: parts 1 and 2 done
+STUDENTS = ("solution", "stub", "partial", "forger", "patcher", "deleter")
+EXPECTED = {"solution": 10.0, "stub": 0.0, "partial": 6.0,   # partial: parts 1 and 2 done
+            "forger": 0.0, "patcher": 0.0,                  # stubs that disarm check() first
+            "deleter": 10.0}                                # the solution, a grade cell deleted
+# What a stub adds, in a cell of its own after the imports, to pass every grade cell when the
+# grade cells run in its kernel (nbgrader's default autograde)
+HOSTILE = {"forger": "check = lambda *args, **kwargs: None",
+           "patcher": "import autograder.selfcheck\n"
+                      "autograder.selfcheck.check = lambda *args, **kwargs: None"}
 
 
 def run(*command, cwd, env=None, timeout=600):
@@ -38,6 +47,17 @@ def autograde_environment() -> dict:
     return env
 
 
+def submission(student, filled):
+    notebook = answered(ASSIGNMENT, 1000 if student == "deleter" else filled)
+    if student in HOSTILE:
+        imports = next(i for i, c in enumerate(notebook.cells) if "from autograder import check" in c.source)
+        notebook.cells.insert(imports + 1, nbformat.v4.new_code_cell(HOSTILE[student]))
+    if student == "deleter":
+        notebook.cells = [c for c in notebook.cells
+                          if c.metadata.get("nbgrader", {}).get("grade_id") != "scalar_arithmetic"]
+    return notebook
+
+
 def make_course(tmp: Path):
     """A course directory for 01 with three submissions (one of them through nbgrader's
     exchange), autograded by nbgrader and graded by `grade`, which also writes its grades into
@@ -47,10 +67,10 @@ def make_course(tmp: Path):
         "--students", ",".join(STUDENTS), cwd=ROOT)
     env = autograde_environment()
     filled = {"solution": 1000, "stub": 0, "partial": 2}   # answer cells filled in
-    for student in ("stub", "partial"):
+    for student in STUDENTS[1:]:
         path = course_dir / "submitted" / student / ASSIGNMENT / NOTEBOOK
         path.parent.mkdir(parents=True)
-        nbformat.write(answered(ASSIGNMENT, filled[student]), str(path))
+        nbformat.write(submission(student, filled.get(student, 0)), str(path))
     # "solution" goes through nbgrader's exchange, as in class: release, fetch, submit, collect
     run("-m", "nbgrader", "release_assignment", ASSIGNMENT, cwd=course_dir, env=env)
     home = tmp / "solution-home"
@@ -63,7 +83,10 @@ def make_course(tmp: Path):
     run("-m", "nbgrader", "submit", ASSIGNMENT, *exchange, "--student=solution", cwd=home, env=env)
     run("-m", "nbgrader", "collect", ASSIGNMENT, cwd=course_dir, env=env)
     shutil.copyfile(course_dir / "gradebook.db", tmp / "ours.db")
-    run("-m", "nbgrader", "autograde", ASSIGNMENT, cwd=course_dir, env=env)
+    started = time.monotonic()
+    log = run("-m", "nbgrader", "autograde", ASSIGNMENT, cwd=course_dir, env=env)
+    (tmp / "autograde.log").write_text(log.stdout + log.stderr)
+    (tmp / "autograde.seconds").write_text(f"{time.monotonic() - started:.1f}")
     run("-m", "autograder", "grade", course_dir / "submitted", "--out", tmp / "graded", "--quiet",
         "--gradebook", f"sqlite:///{tmp / 'ours.db'}", cwd=ROOT)
 
@@ -117,19 +140,88 @@ def test_nbgrader_totals_equal_the_autograder_totals(course):
     course_dir, out, _, _ = course
     theirs, ours = nbgrader_grades(course_dir / "gradebook.db"), our_grades(out)
     table = "\n".join(f"{s:<9} nbgrader {theirs[s][0]:>4g}  autograder {ours[s][0]:>4g}" for s in STUDENTS)
+    seconds = (course_dir.parent / "autograde.seconds").read_text()
+    table += f"\n(nbgrader autograde of {len(STUDENTS)} notebooks: {seconds} s)"
+    print(table)
     assert {s: theirs[s][0] for s in STUDENTS} == EXPECTED, table
     assert theirs == ours, table
 
 
+def autograded(course_dir, student):
+    return nbformat.read(str(course_dir / "autograded" / student / ASSIGNMENT / NOTEBOOK), as_version=4)
+
+
 def test_grade_cells_show_the_check_verdicts_in_nbgrader(course):
     def outputs(student):
-        notebook = nbformat.read(str(course[0] / "autograded" / student / ASSIGNMENT / NOTEBOOK), as_version=4)
+        notebook = autograded(course[0], student)
         return "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
     assert "✔ scalar_arithmetic: all" in outputs("solution")
     stub = outputs("stub")
     assert "✘ scalar_arithmetic: 0 of" in stub and "not implemented yet" in stub
     partial = outputs("partial")
     assert "✔ scalar_functions" in partial and "✘ scalar_backprop" in partial
+
+
+def test_autograde_grades_in_the_sandbox_not_in_the_kernel(course):
+    """Nothing of autograde ran in a kernel: the verdicts are the sandbox grading's, for the
+    nbgrader student, and the forger's own `check` never ran."""
+    log = (course[0].parent / "autograde.log").read_text()
+    assert "IPKernelApp" not in log and "in the sandbox (student forger)" in log
+    for student in STUDENTS:
+        notebook = autograded(course[0], student)
+        meta = notebook.metadata["autograder"]
+        assert (meta["student"], meta["assignment"], meta["score"]) == (student, ASSIGNMENT, EXPECTED[student])
+        graded = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+        assert sorted(c.metadata.nbgrader.grade_id for c in graded) == sorted(
+            t.id for t in COURSE.assignment(ASSIGNMENT).tasks), student
+        assert all(c.execution_count is None for c in notebook.cells if c.cell_type == "code")
+    forger = autograded(course[0], "forger")
+    errors = [o for c in forger.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert {o.ename for o in errors} >= {"CheckFailed", "NotImplementedError"}
+    # the deleted grade cell is back (at the end), with the verdict of `grade`
+    last = autograded(course[0], "deleter").cells[-1]
+    assert last.metadata.nbgrader.grade_id == "scalar_arithmetic"
+    assert "✔ scalar_arithmetic: all" in last.outputs[0].text
+
+
+def copy_of_course(course_dir: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "course"
+    shutil.copytree(course_dir, copy, symlinks=True)
+    return copy
+
+
+def test_the_hostile_stubs_forge_full_marks_when_graded_in_the_kernel(course, tmp_path):
+    """Why autograde must not run the grade cells: with nbgrader's own autograde (the
+    instructor's explicit opt-in: Execute back in the list), the same two stubs get full marks."""
+    copy = copy_of_course(course[0], tmp_path)
+    with (copy / "nbgrader_config.py").open("a") as config:
+        config.write("\nfrom nbgrader.converters.autograde import Autograde\n"
+                     "c.Autograde.autograde_preprocessors = Autograde.autograde_preprocessors.default()\n")
+    others = ",".join(s for s in STUDENTS if s not in HOSTILE)
+    run("-m", "nbgrader", "autograde", ASSIGNMENT, "--force",
+        f"--CourseDirectory.student_id_exclude={others}", cwd=copy, env=course[3])
+    theirs = nbgrader_grades(copy / "gradebook.db")
+    assert {s: theirs[s][0] for s in HOSTILE} == {s: 10.0 for s in HOSTILE}
+
+
+def test_autograde_refuses_when_the_sandbox_grading_cannot_be_loaded(course, tmp_path):
+    """nbgrader skips a configuration file that raises and grades with its defaults (in the
+    kernel): the course's configuration must not raise, and refuses to grade instead."""
+    copy = copy_of_course(course[0], tmp_path)
+    broken = tmp_path / "broken" / "autograder"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('broken on purpose')\n")
+    config = (copy / "nbgrader_config.py").read_text()
+    config = config.replace(f"repository = {str(ROOT.resolve())!r}", f"repository = {str(broken.parent)!r}")
+    assert str(broken.parent) in config
+    (copy / "nbgrader_config.py").write_text(config)
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force",
+                             "--student=forger"], cwd=copy, env=course[3], capture_output=True,
+                            text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert result.returncode != 0
+    assert "autograde refused" in result.stderr and "broken on purpose" in result.stderr
+    assert "IPKernelApp" not in result.stderr
+    assert nbgrader_grades(copy / "gradebook.db")["forger"][0] == 0.0
 
 
 def test_generate_feedback_and_export_work(course):
@@ -146,7 +238,7 @@ def test_formgrader_shows_the_grades(course, tmp_path):
     with jupyter(course[0], tmp_path / "home", app="server") as (url, token, _):
         [assignment] = [a for a in get(f"{url}/formgrader/api/assignments", token)
                         if a["name"] == ASSIGNMENT]
-        assert assignment["num_submissions"] == 3 and assignment["max_score"] == 10
+        assert assignment["num_submissions"] == len(STUDENTS) and assignment["max_score"] == 10
         submissions = get(f"{url}/formgrader/api/submissions/{ASSIGNMENT}", token)
         assert {s["student"]: s["score"] for s in submissions} == EXPECTED
         assert "nbgrader formgrade" in get(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", token)
@@ -169,3 +261,35 @@ def test_gradebook_gets_assignments_nbgrader_has_not_seen(tmp_path):
         found = gb.find_submission(ASSIGNMENT, "dana")
         assert (found.score, found.max_score) == (3.0, 10.0)
         assert len(gb.assignment_submissions(ASSIGNMENT)) == 1
+
+
+def test_verdicts_become_nbgrader_scores_partial_credit_included():
+    """apply_result's outputs, scored by nbgrader's own determine_grade (what SaveAutoGrades
+    records): full, partial, none, a grade cell that is no task, and a deleted grade cell."""
+    from nbgrader.nbgraderformat import MetadataValidator
+    from nbgrader.utils import determine_grade
+
+    from autograder.nbgrader_plugin import apply_result
+
+    def grade_cell(grade_id, points):
+        return nbformat.v4.new_code_cell(f"check({grade_id!r})", metadata={"nbgrader": {
+            "grade": True, "solution": False, "locked": True, "task": False,
+            "grade_id": grade_id, "points": points, "schema_version": 3}})
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("x = 1", id="answer"), grade_cell("full", 3), grade_cell("some", 3),
+        grade_cell("none", 3), grade_cell("unknown", 2)])
+    task = {"status": "failed", "message": "", "metrics": {}, "max_points": 3.0, "checks": [
+        {"name": "test_one", "status": "passed", "message": ""},
+        {"name": "test_two", "status": "failed", "message": "differs"}]}
+    result = {"student": "x", "assignment": ASSIGNMENT, "flags": ["forbidden import: torch (cell 1)"],
+              "cell_errors": [{"cell": 1, "line": 1, "error": "NameError: name 'y' is not defined"}],
+              "tasks": [dict(task, id="full", points=3.0, status="passed"), dict(task, id="some", points=1.25),
+                        dict(task, id="none", points=0.0), dict(task, id="gone", points=2.0)]}
+    apply_result(notebook, result, cell_ids={1: "answer"})
+    MetadataValidator().validate_nb(notebook)          # nbgrader's CheckCellMetadata accepts it
+    scores = {c.metadata.nbgrader.grade_id: determine_grade(c)[0]
+              for c in notebook.cells if "nbgrader" in c.metadata}
+    assert scores == {"full": 3.0, "some": 1.25, "none": 0.0, "unknown": 0.0, "gone": 2.0}
+    assert notebook.cells[0].outputs[0].ename == "NameError"
+    assert "flag: forbidden import: torch" in notebook.cells[1].outputs[0].text
+    assert "✘ some: 1 of 2 checks passed (1.25 of 3 points)\n  - two: differs" in notebook.cells[2].outputs[0].text
