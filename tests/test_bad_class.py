@@ -227,3 +227,16 @@ def test_malformed_structure_is_a_notebook_error_naming_it(tmp_path, change, mes
     path.write_text(json.dumps(notebook))
     with pytest.raises(NotebookError, match=message):
         read_notebook(path)
+
+
+def test_broken_checks_stop_the_run_instead_of_blaming_the_students(tmp_path):
+    """The instructor's error is not one submission's: a task id that the checks do not know
+    stops the run, and no student gets a result for it."""
+    course = (ROOT / "course.toml").read_text().replace('id = "scalar_arithmetic"', 'id = "scalar_arithmetik"')
+    (tmp_path / "course.toml").write_text(course)
+    submit(tmp_path / "submitted", "honest")
+    run = subprocess.run([sys.executable, "-m", "autograder", "--course", tmp_path / "course.toml", "grade",
+                          tmp_path / "submitted", "--out", tmp_path / "out", "--jobs", "1", "--quiet"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode != 0 and "01_scalar_autodiff" in run.stderr, run.stderr[-2000:]
+    assert not list((tmp_path / "out").rglob("*.json"))
