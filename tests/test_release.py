@@ -346,20 +346,11 @@ def walk_leaves(root):
             out.append(item)
     return out
 ''',
-    # a method with type hints and a docstring of its own, the loop as in the solution
-    "method": '''\
-class Forest:
-    def leaves(self, tree: dict) -> list:
-        """All leaves."""
-        leaves, stack = [], [tree]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                stack.extend(reversed(list(node.values())))
-            else:
-                leaves.append(node)
-        return leaves
-''',
+    # the solution itself as a method, with type hints and a docstring of its own
+    "method": "class Forest:\n" + textwrap.indent(
+        "".join(line for line in TREES.splitlines(keepends=True) if "SOLUTION" not in line)
+        .replace("def flatten(tree", "def leaves(self, tree")
+        .replace("Every leaf of a nested dict, depth first, without recursion.", "All leaves."), "    "),
     # another algorithm for the same thing: not the answer's code
     "recursive": '''\
 def walk_leaves(tree):
