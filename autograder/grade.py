@@ -364,6 +364,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     for stale in out.rglob(".*.tmp"):       # an interrupted run's unfinished write
         stale.unlink(missing_ok=True)
     submissions = discover(paths, course, assignment)
+    if submissions and all(s.assignment_id == UNIDENTIFIED for s in submissions):
+        raise CourseError(submissions[0].message)     # nothing else to grade (`check x.ipynb`)
     keys = {(s.student, s.assignment_id) for s in submissions}
     digest = course_digest(course)
     todo = [s for s in submissions if s.status == "graded" and not _up_to_date(out, s, digest)]

@@ -240,3 +240,11 @@ def test_broken_checks_stop_the_run_instead_of_blaming_the_students(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode != 0 and "01_scalar_autodiff" in run.stderr, run.stderr[-2000:]
     assert not list((tmp_path / "out").rglob("*.json"))
+
+
+def test_check_of_one_unidentifiable_notebook_says_what_to_do(graded):
+    """Alone (`check x.ipynb`), there is nothing else to grade: the message, exit status 2."""
+    run = subprocess.run([sys.executable, "-m", "autograder", "check", graded[0] / "loose" / "mystery.ipynb"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 2 and "cannot tell which assignment" in run.stderr, run.stderr[-2000:]
+    assert "pass --assignment" in run.stderr
