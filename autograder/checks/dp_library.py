@@ -272,22 +272,34 @@ def expect_params(expect, received, params, what, hint=""):
         expect(received[name], value, f"{name!r} of {what}", hint=hint)
 
 
+def expect_after_set_param(expect, layers, params, x, where, received, copies_first=False):
+    """The whole model_params reply: get_param() after set_param, the forward pass, and
+    get_param() after the caller changed what an earlier get_param() returned (first, when
+    `copies_first`: the check of copies says first what is wrong with them)."""
+    def set_param():
+        expect_params(expect, received["after"], params, f"get_param() after set_param on {where}")
+        expect(received["output"], dp_network(layers, params).forward(x).value,
+               f"forward(x) with x of shape {x.shape} after set_param on {where} (does set_param "
+               f"change the parameters the layers use, and do ReLU layers apply the ReLU?)")
+
+    def copies():
+        expect_params(expect, received["again"], params,
+                      f"get_param() on {where}, after the caller added 1 (in place) to the arrays "
+                      f"of an earlier get_param()",
+                      hint=" -- get_param must return copies, not the model's own arrays")
+
+    for part in (copies, set_param) if copies_first else (set_param, copies):
+        part()
+
+
 @pytest.mark.task("model_layers")
 def test_set_param_changes_the_forward_pass(submission, rng, public, expect):
-    layers, params, x, where, received = after_set_param(submission, rng, public)
-    expect_params(expect, received["after"], params, f"get_param() after set_param on {where}")
-    expect(received["output"], dp_network(layers, params).forward(x).value,
-           f"forward(x) with x of shape {x.shape} after set_param on {where} (does set_param "
-           f"change the parameters the layers use, and do ReLU layers apply the ReLU?)")
+    expect_after_set_param(expect, *after_set_param(submission, rng, public))
 
 
 @pytest.mark.task("model_layers")
 def test_get_param_returns_copies(submission, rng, public, expect):
-    _, params, _, where, received = after_set_param(submission, rng, public)
-    expect_params(expect, received["again"], params,
-                  f"get_param() on {where}, after the caller added 1 (in place) to the arrays "
-                  f"of an earlier get_param()",
-                  hint=" -- get_param must return copies, not the model's own arrays")
+    expect_after_set_param(expect, *after_set_param(submission, rng, public), copies_first=True)
 
 
 @pytest.mark.task("model_layers")

@@ -15,6 +15,8 @@ import contextlib
 
 import numpy as np
 
+from .schema import Array, Either, Items, Number, Optional, Table, TypeName
+
 # op -> (function, number of Node operands)
 _OPS = {
     "add": (lambda a, b: a + b, 2),
@@ -205,3 +207,38 @@ def train(ns, names, params, x, y):
     except (TypeError, ValueError):
         losses = None
     return {"params": model.get_param(), "losses": losses}
+
+
+def _arrays(*arrays):
+    """A student's {name: array}, each at most 10 times as large as the largest of `arrays`."""
+    return Table(Array(None, finite=False, max_size=10 * max(np.size(a) for a in arrays) + 100))
+
+
+def _params(layers, finite=False):
+    """What `_snapshot` returns of a network of `layers`: the parameters the notebook specifies
+    (layer h<i> has h<i>_W (n_in, n_out) and h<i>_b (1, n_out)), or the type returned instead."""
+    shapes = {}
+    for i, (_, n_in, n_out) in enumerate(layers):
+        shapes.update({f"h{i}_W": (n_in, n_out), f"h{i}_b": (1, n_out)})
+    return Either({"__type__": TypeName()},
+                  {name: Array(shape, finite=finite) for name, shape in shapes.items()})
+
+
+def _grads(*arrays):
+    return {"type": "dict", "grads": _arrays(*arrays)}
+
+
+REPLIES = {   # the gradients may hold nan or inf: the checks say where
+    "graph": lambda inputs, names, program, upstream=None: Either(
+        _grads(*inputs), {"type": TypeName("dict")}),
+    "initial_params": lambda layers: _params(layers, finite=True),
+    "model_params": lambda layers, params, x: {
+        "after": _params(layers), "output": Array((len(x), layers[-1][2]), finite=False),
+        "again": _params(layers)},
+    "model_grad": lambda layers, params, x, y: Either(
+        {**_grads(*params.values()), "loss": Number(finite=False)},
+        {"type": TypeName("dict"), "loss": Number(finite=False)}),
+    "train": lambda names, params, x, y: {   # the probe's own model: its parameters as they were given
+        "params": {name: Array(np.shape(value), finite=False) for name, value in params.items()},
+        "losses": Optional(Items(Number(finite=False), max_len=1_000_000))},
+}
