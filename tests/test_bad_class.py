@@ -49,7 +49,8 @@ def graded(tmp_path_factory):
     notebook["metadata"] = []
     path.write_text(json.dumps(notebook))
     submit(sub, "copy")                                            # JupyterLab's leftover next to it:
-    submit(sub, "copy", "\n# %%\nraise SystemExit\n", name="scalar_autodiff-Copy1.ipynb")
+    submit(sub, "copy", "\n# %%\ndef numerical_gradient(f, x, eps=1e-6):\n    return 0.0\n",
+           name="scalar_autodiff-Copy1.ipynb")                    # ... an older, wrong version
     submit(sub, "nested")
     submit(sub / "nested" / A / "submitted", "victim")             # must not be graded as "victim"
     submit(sub, "huge", HUGE_TEXT)
