@@ -217,10 +217,14 @@ def ungraded(submission: Submission, course, status=None, message=None) -> dict:
     known = submission.assignment_id in {a.id for a in course.assignments}
     assignment = course.assignment(submission.assignment_id) if known else None
     status, message = status or submission.status, message or submission.message
+    try:        # known, a rerun need not grade it again (see _up_to_date)
+        digest = hashlib.sha256(submission.path.read_bytes()).hexdigest() if submission.path else ""
+    except OSError:
+        digest = ""
     return bounded_total({
         "student": submission.student, "assignment": submission.assignment_id,
         "title": assignment.title if assignment else "", "status": status, "message": message,
-        "notebook": submission.path.name if submission.path else "", "notebook_sha256": "",
+        "notebook": submission.path.name if submission.path else "", "notebook_sha256": digest,
         "flags": list(submission.flags), "cell_errors": [], "output": "",
         "tasks": _all_tasks(assignment, status, message) if assignment else []})
 
@@ -235,8 +239,9 @@ def one_result(grade):
         except Exception as error:
             if _instructors_error(error):
                 raise
-            return ungraded(submission, load_course(course_path), "error", (
-                f"the grader could not grade this notebook: {type(error).__name__}: {error}")), []
+            result = ungraded(submission, load_course(course_path), "error", (
+                f"the grader could not grade this notebook: {type(error).__name__}: {error}"))
+            return dict(result, notebook_sha256=""), []      # a rerun tries again
         return bounded_total(result), report.bounded_figures(figures)
     return one
 
@@ -334,6 +339,16 @@ def _up_to_date(out, submission, course_digest) -> bool:
     return old.get("notebook_sha256") == digest and old.get("course_sha256") == course_digest
 
 
+def _written(out, result) -> bool:
+    """Its file holds `result` already: a rerun leaves it as it is."""
+    try:
+        old = json.loads(report.result_path(out, result["student"], result["assignment"])
+                         .read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return old == json.loads(json.dumps(report.bounded(result)))
+
+
 def course_digest(course) -> str:
     """Changes when course.toml or any check changes: results made before are then stale."""
     h = hashlib.sha256(Path(course.path).read_bytes())
@@ -384,7 +399,11 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
 
     for submission in submissions:      # missing, or no telling which notebook: no need to run
         if submission.status != "graded":
-            finish(ungraded(submission, course), [])
+            result = dict(ungraded(submission, course), course_sha256=digest)
+            if _written(out, result):
+                bar.update(1)
+            else:
+                finish(result, [])
 
     # Absolute paths and seeds derived here: the same call gives the same result on any worker.
     course_file = Path(course_path or ROOT / "course.toml").absolute()
