@@ -60,6 +60,8 @@ def _student_of(path: Path, course) -> str:
     for a in course.assignments:
         for suffix in (a.id, a.notebook):
             stem = stem.replace(f"_{suffix}", "").replace(f"-{suffix}", "")
+    if not stem.strip("."):        # "...ipynb": not results/../ (a folder name, not a student's)
+        stem = f"unnamed{stem}"
     return report.clean_text(stem)
 
 

@@ -274,3 +274,10 @@ def test_only_the_documented_depth_counts(tmp_path):
             "ignored submitted/bob/readme.ipynb: only submitted/<student>/<assignment>/<notebook>.ipynb is graded"]
     [only] = discover([sub / "alice" / A], COURSE)      # an assignment folder given: that one row
     assert (only.student, only.assignment_id, only.status) == ("alice", A, "graded")
+
+
+def test_a_loose_notebook_named_dots_is_no_path_out_of_results(tmp_path):
+    (tmp_path / "..._scalar_autodiff.ipynb").write_text(json.dumps({"nbformat": 4, "metadata": {}, "cells": []}))
+    from autograder.grade import discover
+    [found] = discover([tmp_path], COURSE)
+    assert (found.student, found.assignment_id) == ("unnamed..", A)
