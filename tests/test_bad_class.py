@@ -280,4 +280,4 @@ def test_a_loose_notebook_named_dots_is_no_path_out_of_results(tmp_path):
     (tmp_path / "..._scalar_autodiff.ipynb").write_text(json.dumps({"nbformat": 4, "metadata": {}, "cells": []}))
     from autograder.grade import discover
     [found] = discover([tmp_path], COURSE)
-    assert (found.student, found.assignment_id) == ("unnamed..", A)
+    assert (found.student, found.assignment_id) == ("unnamed...", A)
