@@ -30,6 +30,12 @@ HUGE_TEXT = (f"\n# %%\nprint('x' * {HUGE})\n"
 DEEP = "\n# %%\nx = " + "-" * 5000 + "1\n"      # Python's parser gives up: RecursionError
 
 
+def autograder(*args):
+    """`python -m autograder ARGS` as an instructor runs it (stdout and stderr not a terminal)."""
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
 def submit(root, student, extra="", name="scalar_autodiff.ipynb", assignment=A):
     folder = root / student / assignment
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,9 +73,7 @@ def graded(tmp_path_factory):
     notebook["cells"] = [c for c in notebook["cells"] if "check(" not in "".join(c["source"])]
     (loose / "mystery.ipynb").write_text(json.dumps(notebook))
     out = top / "out"
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade", sub, loose, "--out", out,
-                          "--jobs", "2"], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    return top, out, run
+    return top, out, autograder("grade", sub, loose, "--out", out, "--jobs", "2")
 
 
 def result(out, student, assignment=A):
@@ -117,9 +121,7 @@ def test_a_rerun_resumes_without_crashing(graded):
     top, out, _ = graded
     before = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")
               if p.parent.name != "deep"}        # an unexpected error is tried again
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade", top / "submitted", top / "loose",
-                          "--out", out, "--jobs", "1", "--quiet"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600)
+    run = autograder("grade", top / "submitted", top / "loose", "--out", out, "--jobs", "1", "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in before} == before
 
@@ -236,17 +238,15 @@ def test_broken_checks_stop_the_run_instead_of_blaming_the_students(tmp_path):
     course = (ROOT / "course.toml").read_text().replace('id = "scalar_arithmetic"', 'id = "scalar_arithmetik"')
     (tmp_path / "course.toml").write_text(course)
     submit(tmp_path / "submitted", "honest")
-    run = subprocess.run([sys.executable, "-m", "autograder", "--course", tmp_path / "course.toml", "grade",
-                          tmp_path / "submitted", "--out", tmp_path / "out", "--jobs", "1", "--quiet"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    run = autograder("--course", tmp_path / "course.toml", "grade", tmp_path / "submitted",
+                     "--out", tmp_path / "out", "--jobs", "1", "--quiet")
     assert run.returncode != 0 and "01_scalar_autodiff" in run.stderr, run.stderr[-2000:]
     assert not list((tmp_path / "out").rglob("*.json"))
 
 
 def test_check_of_one_unidentifiable_notebook_says_what_to_do(graded):
     """Alone (`check x.ipynb`), there is nothing else to grade: the message, exit status 2."""
-    run = subprocess.run([sys.executable, "-m", "autograder", "check", graded[0] / "loose" / "mystery.ipynb"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    run = autograder("check", graded[0] / "loose" / "mystery.ipynb")
     assert run.returncode == 2 and "cannot tell which assignment" in run.stderr, run.stderr[-2000:]
     assert "pass --assignment" in run.stderr
 
