@@ -91,12 +91,16 @@ def _identify(path: Path, course, assignment_hint=None) -> Submission:
 
 
 def _notebooks(folder: Path, recursive: bool) -> list:
+    """The notebooks in `folder`. Links are not followed, here and in _folders: a link in a
+    student's folder would make another student's notebook (or any file) look like theirs."""
     found = folder.rglob("*.ipynb") if recursive else folder.glob("*.ipynb")
-    return sorted(p for p in found if ".ipynb_checkpoints" not in p.parts and p.is_file())
+    return sorted(p for p in found if ".ipynb_checkpoints" not in p.parts and p.is_file()
+                  and not p.is_symlink())
 
 
 def _folders(folder: Path) -> list:
-    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return sorted(p for p in folder.iterdir()
+                  if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
 
 
 def _tree(path: Path):

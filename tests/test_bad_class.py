@@ -272,6 +272,11 @@ def test_only_the_documented_depth_counts(tmp_path):
             f"ignored submitted/alice/submitted/mallory/{A}/scalar_autodiff.ipynb"]
         assert bob.status == "missing" and bob.flags == [
             "ignored submitted/bob/readme.ipynb: only submitted/<student>/<assignment>/<notebook>.ipynb is graded"]
+    (sub / "carol" / A).mkdir(parents=True)            # links to another student's work: not hers
+    (sub / "carol" / A / "scalar_autodiff.ipynb").symlink_to(sub / "alice" / A / "scalar_autodiff.ipynb")
+    (sub / "dave").symlink_to(sub / "alice")
+    found = {(s.student, s.assignment_id): s for s in discover([sub], COURSE)}
+    assert found["carol", A].status == "missing" and ("dave", A) not in found
     [only] = discover([sub / "alice" / A], COURSE)      # an assignment folder given: that one row
     assert (only.student, only.assignment_id, only.status) == ("alice", A, "graded")
 
