@@ -129,21 +129,25 @@ def apply_result(nb, result: dict, cell_ids=None, log=None):
         cell.outputs = _verdict_outputs(task, notes)
         notes = ""
     for task_id in [t for t in tasks if t not in seen]:
-        # a grade cell the student deleted: `grade` grades the task all the same, so its
-        # verdict goes into a grade cell added at the end (nbgrader's own add_missing_cells
-        # fails when the cell before it in the source is a read-only cell)
+        # a grade cell the student deleted, or whose metadata says it is no longer one: `grade`
+        # grades the task all the same, so its verdict goes into that cell made a grade cell
+        # again, or into one added at the end (nbgrader's own add_missing_cells fails when the
+        # cell before it in the source is a read-only cell)
+        meta = {"grade": True, "solution": False, "locked": True, "task": False,
+                "grade_id": task_id, "points": tasks[task_id]["max_points"], "schema_version": 3}
+        cell = next((c for c in nb.cells if c.cell_type == "code"
+                     and c.metadata.get("nbgrader", {}).get("grade_id") == task_id), None)
+        if cell is None:
+            cell = new_code_cell(f"# This grade cell was missing from the submission; added back by "
+                                 f"the autograder.\ncheck({task_id!r})",
+                                 metadata={"deletable": False, "editable": False})
+            nb.cells.append(cell)
+        cell.metadata["nbgrader"] = {**cell.metadata.get("nbgrader", {}), **meta}
         if log is not None:
-            log.warning("%s/%s: the grade cell of %s was deleted; added back at the end",
+            log.warning("%s/%s: the grade cell of %s was missing; graded all the same",
                         result["student"], result["assignment"], task_id)
-        cell = new_code_cell(f"# This grade cell was missing from the submission; added back by the autograder.\n"
-                             f"check({task_id!r})", metadata={
-            "deletable": False, "editable": False,
-            "nbgrader": {"grade": True, "solution": False, "locked": True, "task": False,
-                         "grade_id": task_id, "points": tasks[task_id]["max_points"],
-                         "schema_version": 3}})
         cell.outputs = _verdict_outputs(tasks[task_id], notes)
         notes = ""
-        nb.cells.append(cell)
     return nb
 
 

@@ -277,19 +277,22 @@ def test_verdicts_become_nbgrader_scores_partial_credit_included():
             "grade_id": grade_id, "points": points, "schema_version": 3}})
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("x = 1", id="answer"), grade_cell("full", 3), grade_cell("some", 3),
-        grade_cell("none", 3), grade_cell("unknown", 2)])
+        grade_cell("none", 3), grade_cell("unknown", 2), grade_cell("demoted", 3)])
+    notebook.cells[-1].metadata.nbgrader.update(grade=False, points=0)   # "no longer a grade cell"
     task = {"status": "failed", "message": "", "metrics": {}, "max_points": 3.0, "checks": [
         {"name": "test_one", "status": "passed", "message": ""},
         {"name": "test_two", "status": "failed", "message": "differs"}]}
     result = {"student": "x", "assignment": ASSIGNMENT, "flags": ["forbidden import: torch (cell 1)"],
               "cell_errors": [{"cell": 1, "line": 1, "error": "NameError: name 'y' is not defined"}],
               "tasks": [dict(task, id="full", points=3.0, status="passed"), dict(task, id="some", points=1.25),
-                        dict(task, id="none", points=0.0), dict(task, id="gone", points=2.0)]}
+                        dict(task, id="none", points=0.0), dict(task, id="gone", points=2.0),
+                        dict(task, id="demoted", points=3.0, status="passed")]}
     apply_result(notebook, result, cell_ids={1: "answer"})
     MetadataValidator().validate_nb(notebook)          # nbgrader's CheckCellMetadata accepts it
     scores = {c.metadata.nbgrader.grade_id: determine_grade(c)[0]
               for c in notebook.cells if "nbgrader" in c.metadata}
-    assert scores == {"full": 3.0, "some": 1.25, "none": 0.0, "unknown": 0.0, "gone": 2.0}
+    assert scores == {"full": 3.0, "some": 1.25, "none": 0.0, "unknown": 0.0, "gone": 2.0, "demoted": 3.0}
+    assert len(notebook.cells) == 7 and notebook.cells[-1].metadata.nbgrader.points == 3.0
     assert notebook.cells[0].outputs[0].ename == "NameError"
     assert "flag: forbidden import: torch" in notebook.cells[1].outputs[0].text
     assert "✘ some: 1 of 2 checks passed (1.25 of 3 points)\n  - two: differs" in notebook.cells[2].outputs[0].text
