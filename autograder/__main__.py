@@ -12,8 +12,11 @@ def _grade(args):
     from .grade import grade_all
     results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
                         course_path=args.course, progress=not args.quiet,
-                        executor=args.executor, scheduler=args.scheduler)
+                        executor=args.executor, scheduler=args.scheduler,
+                        isolation=not args.no_isolation)
     print(report.table(results))
+    if args.no_isolation:
+        print(f"\n{NO_ISOLATION_WARNING}")
     print(f"\ngrades:   {Path(args.out) / 'grades.csv'}\nfeedback: {Path(args.out) / 'feedback'}/")
     if args.gradebook:
         from .course import load_course
@@ -23,6 +26,17 @@ def _grade(args):
     return 0
 
 
+NO_ISOLATION_WARNING = ("warning: graded with --no-isolation: the submissions ran with the "
+                        "grader's rights and could read and change what it can; use this only "
+                        "for trusted work")
+
+
+def _add_isolation_option(parser):
+    parser.add_argument("--no-isolation", action="store_true",
+                        help="grade without the sealed sandbox, where it cannot be had (trusted "
+                             "work only: every result says so)")
+
+
 def _check(args):
     import json
     import tempfile
@@ -30,7 +44,8 @@ def _check(args):
     from .grade import grade_all
     with tempfile.TemporaryDirectory() as out:
         [result] = grade_all([args.notebook], out, jobs=1, assignment=args.assignment,
-                             course_path=args.course, progress=False)
+                             course_path=args.course, progress=False,
+                             isolation=not args.no_isolation)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -78,12 +93,14 @@ def main(argv=None) -> int:
     grade.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
     grade.add_argument("--gradebook", metavar="URL",
                        help="also write the grades into this nbgrader gradebook (sqlite:///path/gradebook.db)")
+    _add_isolation_option(grade)
     grade.set_defaults(run=_grade)
 
     check = commands.add_parser("check", help="grade one notebook and print the per-task table")
     check.add_argument("notebook")
     check.add_argument("--assignment")
     check.add_argument("--json", action="store_true", help="print the result JSON")
+    _add_isolation_option(check)
     check.set_defaults(run=_check)
 
     build = commands.add_parser("build", help="regenerate exercises/ from solutions/ with nbgrader")
@@ -126,9 +143,10 @@ def main(argv=None) -> int:
     from .course import CourseError
     from .executors import ExecutorError
     from .notebook import NotebookError
+    from .seal import IsolationUnavailable
     try:
         return args.run(args)
-    except (CourseError, NotebookError, FileNotFoundError, ExecutorError) as error:
+    except (CourseError, NotebookError, FileNotFoundError, ExecutorError, IsolationUnavailable) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

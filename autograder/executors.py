@@ -171,7 +171,7 @@ def fingerprint(files=()) -> dict:
     versions, the grading code (autograder with its checks and probes, dp), the MNIST files
     that dp.data finds, the isolation layers, and `files` as seen from here (a digest of each)."""
     import numpy
-    from . import isolation
+    from . import seal
     from .course import ROOT
     code = hashlib.sha256()
     for package in PACKAGES:
@@ -181,7 +181,7 @@ def fingerprint(files=()) -> dict:
     mnist = sorted(f"{p.name}:{p.stat().st_size}" for p in data.glob("*.gz")) if data.is_dir() else []
     found = {"python": sys.version.split()[0], "numpy": numpy.__version__,
              "grading code": code.hexdigest()[:16], "MNIST files": " ".join(mnist) or "none",
-             "isolation": "full (root)" if isolation.can_isolate() else "Python guards only"}
+             "isolation": seal.unavailable() or "sealed (bubblewrap)"}
     for name in files:
         try:
             found[name] = hashlib.sha256(Path(name).read_bytes()).hexdigest()[:16]

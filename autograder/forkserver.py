@@ -1,14 +1,16 @@
-"""The grader's side of the zygote (autograder.zygote): start it, ask it for submission
-processes, restart it when it has died, stop it with the grader.
+"""The grader's side of the zygote (autograder.zygote): start it, sealed in bubblewrap
+(autograder.seal), ask it for submission processes, restart it when it has died, stop it with
+the grader.
 
-    child = forkserver.fork(preload, settings, request_r, reply_w, output_fd)
-    # -> a ForkedChild (pid, poll, wait, release), or None: then start the process with exec
+    child = forkserver.fork(assignment, sealed, settings, request_r, reply_w, output_fd)
+    # -> a ForkedChild (pid, poll, wait, kill, release)
 
 Each grader process (the main one with --jobs 1, each pool or Dask worker otherwise) has its
-own zygotes, one per set of preloaded modules (which depends on the assignment: its probes,
-and not what it forbids), at most `KEEP` at a time. A zygote that died is started again at the
-next submission; one that cannot start (or will not fork safely) is not tried again in this
-process, and submissions are started with exec as before. AUTOGRADER_ZYGOTE=0 turns it off.
+own zygotes, one per assignment's file system and preloaded modules (its probes, and not what
+it forbids), at most `KEEP` at a time. A zygote that died is started again at the next
+submission. AUTOGRADER_ZYGOTE=0 starts a fresh zygote for every submission (the same
+isolation, without the shared imports). A zygote that cannot start is an error (ZygoteError):
+never a reason to run a submission with less isolation.
 """
 from __future__ import annotations
 
@@ -25,17 +27,17 @@ import tempfile
 import threading
 from pathlib import Path
 
+from . import isolation, seal
 from .course import ROOT
 from .zygote import DIRECTORY_PREFIX, MAX_MESSAGE, PRELOAD
 
 KEEP = 2                   # zygotes per grader process (e.g. two assignments graded in turn)
 START_TIMEOUT = 120.0      # seconds for a zygote to import everything, on a busy machine
 REPLY_TIMEOUT = 60.0       # seconds for a fork and the child's isolation set-up
-BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv[1]); "
+BOOTSTRAP = ("import sys; sys.path[:0] = sys.argv[1].split(':'); "
              "from autograder.zygote import main; main(int(sys.argv[2]), sys.argv[3])")
 
 _zygotes = {}              # key -> Zygote, in order of use
-_unusable = set()          # keys whose zygote would not start
 _lock = threading.Lock()
 
 
@@ -93,33 +95,58 @@ class ForkedChild:
     def _readable(self, timeout) -> bool:
         return bool(select.select([self._status_r], [], [], timeout)[0])
 
+    def kill(self):
+        """SIGKILL the submission and everything it started (its PID namespace, when sealed)."""
+        if self._status_r is not None:
+            self._zygote.kill(self.pid)
+
     def release(self):
         if self._status_r is not None:
             os.close(self._status_r)
             self._status_r = None
             self._zygote.release(self.pid)
+            if self._zygote.single_use:
+                self._zygote.stop()
 
 
 class Zygote:
-    """One zygote process and its control socket."""
+    """One zygote process and its control socket. Sealed: started by bubblewrap in the
+    assignment's allow-list file system (as root, under a uid of its own)."""
 
-    def __init__(self, modules):
+    def __init__(self, assignment, modules, sealed, single_use=False):
         from .sandbox import child_environment
-        self.directory = Path(tempfile.mkdtemp(prefix=DIRECTORY_PREFIX))
+        self.single_use, self.uid, self.uid_lock = single_use, None, None
+        # Unsealed, the zygote's HOME is a folder of ours (it removes it when it ends); sealed,
+        # its /tmp inside. Its output goes to a file no folder names, as a submission's does.
+        self.directory = None if sealed else Path(tempfile.mkdtemp(prefix=DIRECTORY_PREFIX))
+        self.output = tempfile.TemporaryFile()
         self.owner, self.lock = os.getpid(), threading.Lock()
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if sealed:
+            python, path, home = seal.python_executable(), f"{seal.LIB}:{seal.SITE}", "/tmp"
+            env = child_environment(home)
+            program = [python, "-I", "-S", "-c", BOOTSTRAP, path, str(theirs.fileno()), home]
+            argv = seal.command(assignment, env, program)
+            extra = {}
+            if os.geteuid() == 0:
+                self.uid, self.uid_lock = isolation.claim_uid()
+                extra["preexec_fn"] = isolation.run_as(self.uid, [*seal.sources(assignment), seal.bwrap()])
+        else:
+            env = child_environment(str(self.directory), sealed=False)
+            argv = [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(theirs.fileno()),
+                    str(self.directory)]
+            extra = {"cwd": "/"}
         try:
             # Its output goes to a file, as a child's does (Python buffers both alike).
-            with theirs, open(self.directory / ".output", "wb") as output:
+            with theirs:
                 self.process = subprocess.Popen(
-                    [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(theirs.fileno()),
-                     str(self.directory)],
-                    cwd="/", env=child_environment(self.directory), stdin=subprocess.DEVNULL,
-                    stdout=output, stderr=subprocess.STDOUT, pass_fds=(theirs.fileno(),),
-                    process_group=0)   # the grader's Ctrl-C is not for it: it ends with the grader
+                    argv, env=env, stdin=subprocess.DEVNULL, stdout=self.output,
+                    stderr=subprocess.STDOUT, pass_fds=(theirs.fileno(),),
+                    process_group=0, **extra)   # the grader's Ctrl-C is not for it: it ends with the grader
         except BaseException:
             self.control.close()
-            shutil.rmtree(self.directory, ignore_errors=True)
+            self._release_uid()
+            self._remove_directory()
             raise
         try:
             self.control.send(json.dumps({"preload": list(modules)}).encode())
@@ -130,20 +157,30 @@ class Zygote:
             self.stop()
             raise
 
+    def _release_uid(self):
+        if self.uid is not None:
+            isolation.kill_uid(self.uid)      # whatever of the sandbox is left
+            self.uid_lock.close()
+            self.uid = self.uid_lock = None
+
     def alive(self) -> bool:
         return self.process.poll() is None
 
     def _receive(self, timeout) -> dict:
         if not select.select([self.control], [], [], timeout)[0]:
             raise ZygoteError("the zygote did not answer in time")
-        data = self.control.recv(MAX_MESSAGE)
+        try:
+            data = self.control.recv(MAX_MESSAGE)
+        except OSError as error:
+            raise ZygoteError(f"the zygote is gone ({error})") from None
         if not data:
             raise ZygoteError(f"the zygote ended{self._log()}")
         return json.loads(data)
 
     def _log(self):
         try:
-            return ": " + (self.directory / ".output").read_text()[-2000:]
+            self.output.seek(0)
+            return ": " + self.output.read()[-2000:].decode("utf-8", "replace")
         except OSError:
             return ""
 
@@ -167,12 +204,18 @@ class Zygote:
             raise OSError(answer.get("error", "the zygote refused"))   # as a failed preexec_fn
         return ForkedChild(answer["pid"], status_r, self)
 
-    def release(self, pid):
+    def _tell(self, message):
         with self.lock:
             try:
-                self.control.send(json.dumps({"release": pid}).encode())
+                self.control.send(json.dumps(message).encode())
             except OSError:
                 pass
+
+    def kill(self, pid):
+        self._tell({"kill": pid})
+
+    def release(self, pid):
+        self._tell({"release": pid})
 
     def stop(self):
         """Close the control socket: the zygote kills what it started, cleans up and exits."""
@@ -183,20 +226,31 @@ class Zygote:
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            self.process.kill()           # bubblewrap: everything in its namespaces dies with it
             self.process.wait()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        self._release_uid()
+        self._remove_directory()
+
+    def _remove_directory(self):
+        self.output.close()
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def fork(modules, settings, request_r, reply_w, output):
-    """A submission process from the zygote for `modules` (started if need be), or None when
-    no zygote can serve. Raises OSError when the child's isolation could not be set up (the
-    caller then retries without the root-only layers, as with a failed preexec_fn)."""
-    key = (tuple(modules), code_stamp())
-    for _ in range(2):                 # a zygote that died or stopped answering is replaced once
-        zygote = _zygote(key)
-        if zygote is None:
-            return None
+def fork(assignment, sealed, settings, request_r, reply_w, output) -> ForkedChild:
+    """A submission process from the zygote for `assignment` (started if need be). Raises
+    ZygoteError when no zygote can serve, OSError when the child could not be set up."""
+    modules = preload_for(assignment)
+    if not enabled():
+        zygote = Zygote(assignment, modules, sealed, single_use=True)
+        try:
+            return zygote.fork(settings, (request_r, reply_w, output))
+        except BaseException:
+            zygote.stop()
+            raise
+    key = (tuple(modules), sealed, code_stamp())
+    for attempt in range(2):           # a zygote that died or stopped answering is replaced once
+        zygote = _zygote(key, assignment)
         try:
             return zygote.fork(settings, (request_r, reply_w, output))
         except ZygoteError:
@@ -204,29 +258,29 @@ def fork(modules, settings, request_r, reply_w, output):
                 if _zygotes.get(key) is zygote:
                     del _zygotes[key]
             zygote.stop()
-    return None
+            if attempt:
+                raise
 
 
-def _zygote(key):
-    """The running zygote for `key`, started if need be; None if none can be."""
+def _zygote(key, assignment):
+    """The running zygote for `key`, started if need be (ZygoteError if it cannot be)."""
     with _lock:
-        if not enabled() or key in _unusable:
-            return None
         zygote = _zygotes.pop(key, None)
         if zygote is not None and not zygote.alive():
             zygote.stop()
             zygote = None
         if zygote is None:
-            for old in [k for k in _zygotes if k[0] == key[0]]:   # the same modules, older code
+            for old in [k for k in _zygotes if k[:2] == key[:2]]:   # the same zygote, older code
                 _zygotes.pop(old).stop()
-            while len(_zygotes) >= KEEP:                         # the least recently used
+            while len(_zygotes) >= KEEP:                           # the least recently used
                 _zygotes.pop(next(iter(_zygotes))).stop()
             _register_cleanup()
             try:
-                zygote = Zygote(key[0])
-            except (OSError, ValueError):
-                _unusable.add(key)
-                return None
+                zygote = Zygote(assignment, key[0], key[1])
+            except ZygoteError:
+                raise
+            except (OSError, ValueError, subprocess.SubprocessError) as error:
+                raise ZygoteError(f"the zygote could not start: {error}") from None
         _zygotes[key] = zygote         # most recently used last
         return zygote
 

@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import executors, report
+from . import executors, report, seal
 from .course import ROOT, CourseError, load_course
 from .judge import run_checks
 from .notebook import (NotebookError, code_cells, grade_ids, read_notebook, scan_imports,
@@ -253,7 +253,7 @@ def one_result(grade):
 
 
 @one_result
-def grade_one(submission: Submission, course_path=None, protect=(), seed=None) -> tuple:
+def grade_one(submission: Submission, course_path=None, protect=(), seed=None, sealed=True) -> tuple:
     """Grade one submission; returns (result dict, list of PNG figures as bytes). The paths in
     `protect` (e.g. the output folder) are hidden from the submission. `seed`: the grading
     seed, when the caller has derived it already (default: `grading_seed`)."""
@@ -281,7 +281,9 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None) -
                         f"{assignment.id}: submit it as {real}, and {assignment.id}'s notebook here"), []
     cells = code_cells(notebook)
     result["flags"] += scan_imports(cells, assignment.forbidden_imports) + notebook_flags(notebook, assignment)
-    sandbox = Sandbox(cells, assignment, protect)
+    if not sealed:
+        result["flags"].append("graded without isolation (--no-isolation): trusted work only")
+    sandbox = Sandbox(cells, assignment, protect, sealed=sealed)
     try:
         sandbox.start()
         result["cell_errors"] = sandbox.report.get("errors", [])[:50]
@@ -363,19 +365,24 @@ def course_digest(course) -> str:
     return h.hexdigest()
 
 
-def _grade_job(submission, course_path, out, seed):
+def _grade_job(submission, course_path, out, seed, sealed=True):
     """The unit of work of every executor, here or on a Dask worker. The seed comes from the
     main process, so a worker needs neither AUTOGRADER_SECRET nor anything else but the
     repository, the course file and the submission (at the same paths)."""
-    return grade_one(submission, course_path, protect=[out], seed=seed)
+    return grade_one(submission, course_path, protect=[out], seed=seed, sealed=sealed)
 
 
 def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True,
-              executor="local", scheduler=None) -> list:
+              executor="local", scheduler=None, isolation=True) -> list:
     """Grade every submission under `paths` into `out`; returns all results in `out`.
     `jobs`: submissions graded at once (default: all cores); `executor`: "local" (processes
-    here) or "dask" (a Dask LocalCluster of `jobs` workers, or the cluster at `scheduler`)."""
+    here) or "dask" (a Dask LocalCluster of `jobs` workers, or the cluster at `scheduler`).
+    `isolation`: False only for trusted work (--no-isolation); otherwise submissions are
+    sealed (autograder.seal), and nothing is graded where they cannot be."""
     from tqdm.auto import tqdm
+    if isolation:
+        seal.require()
+        seal.training_data()     # made once here, shared by the workers forked below
     course = load_course(course_path)
     if assignment is not None:
         course.assignment(assignment)
@@ -414,7 +421,7 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     # Absolute paths and seeds derived here: the same call gives the same result on any worker.
     course_file = Path(course_path or ROOT / "course.toml").absolute()
     calls = [(Submission(s.path.absolute(), s.student, s.assignment_id), course_file, out.absolute(),
-              grading_seed(course, s.student, s.assignment_id)) for s in todo]
+              grading_seed(course, s.student, s.assignment_id), isolation) for s in todo]
     same_files = [course_file] + [c[0].path for c in calls[:1]]
     with executors.completed(_grade_job, calls, executor, jobs, scheduler, same_files) as answers:
         for result, figures in answers:     # in the order they finish

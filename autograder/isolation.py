@@ -1,15 +1,14 @@
-"""Operating-system isolation of a submission process, applied between fork and exec.
+"""Operating-system isolation of a submission process: the kernel's side of the sandbox.
 
-As root (CI, grading servers), the submission gets:
-  * a user id of its own (not root, not shared with another running submission), so it can
-    signal neither the grader nor its siblings, cannot write where that uid may not, and
-    RLIMIT_NPROC counts its processes alone;
-  * a new mount namespace in which every file system is read-only but its own temporary
-    directory (and a fresh /dev/shm), and the solutions, tests, git history, course file and
-    grader output are hidden;
-  * a new, empty network namespace: no interface but a loopback that is down.
-Without root these layers are skipped (`describe` says which applied); resource limits, the
-session and process group, and the Python-level guards (autograder.guard) apply in any case.
+The file system a submission sees is an allow-list that bubblewrap builds (autograder.seal),
+and a zygote runs inside it. Here is what runs around it and inside it:
+  * `run_as`: as root, bubblewrap and the whole sandbox run as a uid of its own (`claim_uid`),
+    with what it must read made reachable below folders closed to others (/root/.pyenv);
+  * `enclose`: each submission forked by the zygote gets new user, PID, mount, IPC, network
+    and UTS namespaces, its own size-limited tmpfs, no /proc, no capabilities, and the
+    resource limits, before any of its code runs;
+  * `unsealed_setup`: --no-isolation, for trusted work: resource limits only.
+The Python-level guards (autograder.guard) apply in every case.
 """
 from __future__ import annotations
 
@@ -19,17 +18,13 @@ import resource
 import signal
 from pathlib import Path
 
-CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
+CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000000, 0x08000000, 0x04000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-KEPT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 24, 28, 38
+SECURE_NO_ROOT = 0xff        # every SECBIT_* and its lock: uid 0 never regains a capability
 FIRST_UID = 61000          # sandbox uids: FIRST_UID .. FIRST_UID + UID_COUNT - 1
-
-
-def can_isolate() -> bool:
-    return os.geteuid() == 0 and os.path.exists("/proc/self/ns/mnt")
-
-
 UID_COUNT = 4000
 LOCKS = Path("/run/autograder-uids") if os.path.isdir("/run") else Path("/tmp/autograder-uids")
 
@@ -54,7 +49,6 @@ def claim_uid():
 
 
 _libc = None
-PR_SET_DUMPABLE = 4
 
 
 def load_libc():
@@ -74,26 +68,6 @@ def _mount(source, target, fstype, flags, data=None):
           ctypes.c_ulong(flags), data and data.encode())
 
 
-def _hide(path: Path):
-    if path.is_dir():
-        _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=000")
-    elif path.exists():
-        _mount("/dev/null", path, None, MS_BIND)
-
-
-def _read_only_everywhere():
-    """Remount every mount point read-only (in this mount namespace only)."""
-    for line in reversed(Path("/proc/self/mountinfo").read_text().splitlines()):
-        fields = line.split()
-        target = fields[4].encode().decode("unicode_escape")
-        flags = MS_BIND | MS_REMOUNT | MS_RDONLY
-        flags |= sum(bit for name, bit in KEPT_OPTIONS.items() if name in fields[5].split(","))
-        try:
-            _mount(None, target, None, flags)
-        except OSError:
-            pass
-
-
 def _blocked_ancestor(path: Path):
     """The outermost folder above `path` that other users cannot enter (e.g. /root), if any."""
     for ancestor in reversed(path.parents):
@@ -107,14 +81,19 @@ def _make_reachable(paths):
     the project) even below a folder closed to others, such as /root/.pyenv: a fresh tmpfs
     covers that folder (hiding the rest of it) and the needed paths are bound into it."""
     by_blocker = {}
-    for path in {Path(os.path.realpath(p)) for p in paths if os.path.exists(p)}:
+    found = {Path(os.path.realpath(p)) for p in paths if os.path.exists(p)}
+    for path in found - {p for p in found for q in found if q in p.parents}:  # outermost only
         blocker = _blocked_ancestor(path)
         if blocker is not None:
             by_blocker.setdefault(blocker, []).append((path, os.open(path, os.O_PATH)))
     for blocker, entries in by_blocker.items():
         _mount("tmpfs", blocker, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=711")
         for path, fd in entries:
-            os.makedirs(path, exist_ok=True)
+            if os.path.isdir(f"/proc/self/fd/{fd}"):
+                os.makedirs(path, exist_ok=True)
+            else:                              # a file is bound onto a file
+                os.makedirs(path.parent, exist_ok=True)
+                open(path, "a").close()
             _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
             os.close(fd)
         _mount(None, blocker, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
@@ -133,45 +112,114 @@ def _set_limits(limits):
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over-long writes fail instead of killing
 
 
-def child_setup(limits, workdir: Path, hidden, uid, needed=()):
-    """The function to run in the child between fork and exec (subprocess's preexec_fn).
-    `needed`: paths the submission must be able to read (see _make_reachable)."""
+def run_as(uid, needed):
+    """The function to run between fork and exec of bubblewrap, as root: a private mount
+    namespace in which `needed` is reachable (see _make_reachable), then a uid of its own, so
+    that bubblewrap and every process of the sandbox run unprivileged."""
     def setup():
-        if uid is not None:
-            _call("unshare", CLONE_NEWNS | CLONE_NEWNET)
-            _mount(None, "/", None, MS_REC | MS_PRIVATE)
-            _read_only_everywhere()
-            _make_reachable(needed)        # (the workdir is among the needed paths)
-            _mount(str(workdir), str(workdir), None, MS_BIND)          # its own mount ...
-            _mount(None, str(workdir), None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)  # ... writable
-            if os.path.isdir("/dev/shm"):
-                _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=1777")
-            for path in hidden:
-                _hide(Path(path))
-        _set_limits(limits)
-        if uid is not None:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            os.chdir(workdir)             # through the new, writable mount
+        _call("unshare", CLONE_NEWNS)
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        _make_reachable(needed)
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
     return setup
 
 
-def set_dumpable():
-    """After setuid without exec (a child forked by the zygote), the kernel makes a process
-    undumpable: its /proc files belong to root and it cannot read them. Exec would have reset
-    that; this does the same, so the process is what a freshly started one would be."""
-    _call("prctl", PR_SET_DUMPABLE, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
-          ctypes.c_ulong(0))
+def _prctl(option, value):
+    _call("prctl", option, ctypes.c_ulong(value), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
-def describe(uid) -> list:
-    """The isolation layers that `child_setup` applies with this uid."""
+def enclose(limits, work="/work", tmp_size="16m"):
+    """In a child of a sealed zygote (autograder.seal), before any student code: new user,
+    PID, mount, IPC, network and UTS namespaces of its own, so that it sees neither the zygote
+    nor other submissions; a fresh tmpfs of `limits.max_file_size` at `work` and small ones at
+    /tmp and /dev/shm; no /proc at all; no capabilities; the resource limits.
+
+    The calling process stays in the zygote's PID namespace, waits for the submission, and ends
+    as it ends (status and signal): it is what the zygote reports on and kills. This returns in
+    the submission process, the first of its PID namespace: when it ends, the kernel kills every
+    process it started, and it dies with the waiting process (PR_SET_PDEATHSIG)."""
+    uid, gid = os.getuid(), os.getgid()
+    _call("unshare", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    pid = os.fork()
+    if pid:
+        _wait_and_end_as(pid)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.setsid()          # a group of its own: kill(0, ...) cannot reach the waiting process
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    flags = MS_NOSUID | MS_NODEV
+    _mount("tmpfs", work, "tmpfs", flags, f"size={int(limits.max_file_size)},mode=0755")
+    _mount("tmpfs", "/tmp", "tmpfs", flags, f"size={tmp_size},mode=1777")
+    if os.path.isdir("/dev/shm"):
+        _mount("tmpfs", "/dev/shm", "tmpfs", flags, f"size={tmp_size},mode=1777")
+    _mount("tmpfs", "/proc", "tmpfs", flags | MS_NOEXEC | MS_RDONLY, "size=4k,mode=555")
+    os.chdir(work)
+    _set_limits(limits)
+    drop_capabilities()
+
+
+def _wait_and_end_as(pid):
+    """In the waiting process: close everything (the submission's channels must see end of
+    file when the submission ends), wait, then end with the submission's status or signal."""
+    os.closerange(3, 65536)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        if signum not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities():
+    """No capability left and none to regain: securebits locked so that uid 0 (in its own user
+    namespace) is an ordinary user, the bounding set emptied, no new privileges on exec."""
+    _prctl(PR_SET_SECUREBITS, SECURE_NO_ROOT)
+    for cap in range(64):
+        if load_libc().prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), ctypes.c_ulong(0),
+                             ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+            break                          # past the last capability this kernel knows
+    _call("capset", ctypes.byref(_CapHeader(0x20080522, 0)), ctypes.byref((_CapData * 2)()))
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def unsealed_setup(limits, workdir):
+    """--no-isolation: only the resource limits and the working folder (trusted work only)."""
+    os.chdir(workdir)
+    _set_limits(limits)
+
+
+def describe(sealed) -> list:
+    """The isolation layers a submission gets."""
     layers = ["own session and process group", "resource limits (memory, CPU, processes, file size)"]
-    if uid is not None:
-        layers += ["unprivileged uid of its own",
-                   "mount namespace (read-only but the temp dir; grader files hidden)",
-                   "network namespace (no network)"]
+    if sealed:
+        layers += ["allow-list file system (bubblewrap): runtime, allowed packages, its probe, "
+                   "training data; nothing of the grader",
+                   "own user, PID, IPC, mount, network and UTS namespaces",
+                   "own size-limited tmpfs working folder", "no /proc, no capabilities",
+                   "unprivileged uid of its own" if os.geteuid() == 0
+                   else "the grader's uid, in a user namespace of its own"]
+    else:
+        layers += ["NONE: --no-isolation (trusted work only: the submission can read and "
+                   "write what the grader can)"]
     return layers
 
 

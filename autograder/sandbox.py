@@ -1,19 +1,20 @@
 """Start a submission process in isolation, and talk to it: `Sandbox.start`, `probe`, `close`.
 
-The layers (autograder.isolation for the operating system's, autograder.guard for Python's):
-  * its own session and process group, all killed at the end (and, as root, every process of
-    its uid, so nothing escapes by starting a new session);
+The layers, from the outside in:
+  * sealed (autograder.seal): an allow-list file system built by bubblewrap, in which the
+    submission sees the Python runtime, the packages it may import, its probe module and the
+    training data, and nothing of the grader; as root, under a uid of its own;
+  * its own user, PID, IPC, mount, network and UTS namespaces, a size-limited tmpfs as its
+    folder, no /proc and no capabilities (autograder.isolation.enclose);
   * resource limits: address space, CPU seconds, processes, file size, no core dumps;
   * a wall-time deadline kept here, for running the notebook and all probes;
-  * a fresh temporary directory as working directory and HOME, a minimal environment;
-  * as root: its own uid, a read-only file system but its directory, grader files hidden, and
-    no network (namespaces); always: the Python guards;
-  * plain-data replies only, of bounded size (see `protocol`).
+  * the Python guards (autograder.guard);
+  * plain-data replies only, of bounded size (see `protocol`); its output through a file
+    descriptor the grader made, never a path in its folder.
+With --no-isolation (trusted work only) only the limits, the deadline and the guards remain.
 
 The process is forked by a zygote that has imported NumPy, matplotlib and dp once for this
-grader process (`autograder.zygote`, `autograder.forkserver`), which saves a fresh interpreter
-and its imports per submission; the child then applies all of the above before any student
-code runs. Without a usable zygote it is a fresh interpreter started with exec, as before.
+grader process (`autograder.zygote`, `autograder.forkserver`), inside the same seal.
 """
 from __future__ import annotations
 
@@ -21,56 +22,51 @@ import dataclasses
 import os
 import signal
 import subprocess
-import sys
+import tempfile
 import time
 from pathlib import Path
 
-from . import forkserver, isolation, protocol
+from . import forkserver, isolation, protocol, seal
 from .workdirs import WorkDir
 from .course import ROOT
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
 
 EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest is for probes
-# What a submission may never read: reference solutions (also in git history and the tests'
-# mutants), the course file with its seed, and the grader's output.
+# Unsealed (--no-isolation) only, where the Python guards are all there is: what the submission
+# may not read (reference solutions, also in git history and the tests' mutants, the course file).
 HIDDEN = [ROOT / "solutions", ROOT / "tests", ROOT / ".git", ROOT / "course.toml"]
 
-BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv[1]); "
-             "from autograder.runner import main; main(int(sys.argv[2]), int(sys.argv[3]))")
 
-
-def child_environment(workdir: Path) -> dict:
+def child_environment(workdir, sealed=True) -> dict:
+    """A submission's whole environment (a zygote's too): nothing of the grader's, no secret."""
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
-           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(workdir / ".matplotlib"),
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{workdir}/.matplotlib",
            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "AUTOGRADER_GRADING": "1",
            "DP_OFFLINE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1"}
-    data_dir = os.environ.get("DP_DATA_DIR", str(Path.home() / ".cache" / "dp" / "mnist"))
-    env["DP_DATA_DIR"] = data_dir   # the same MNIST as the grader's, when it has one
+    if sealed:
+        env["DP_MNIST_FILE"] = seal.MNIST_FILE        # the training digits, nothing more
+    else:
+        env["DP_DATA_DIR"] = os.environ.get("DP_DATA_DIR", str(Path.home() / ".cache" / "dp" / "mnist"))
     return env
 
 
-class ExecChild(subprocess.Popen):
-    """A submission process started with exec (no zygote)."""
-
-    def release(self):
-        """Nothing to do: `wait` has reaped it (a ForkedChild is reaped by its zygote)."""
-
-
 class Sandbox:
-    """One running submission. Use as a context manager; `close` kills everything it started."""
+    """One running submission. Use as a context manager; `close` kills everything it started.
+    `sealed`: the allow-list sandbox (autograder.seal); False only for --no-isolation."""
 
-    def __init__(self, cells, assignment, protect=()):
+    def __init__(self, cells, assignment, protect=(), sealed=True):
         self.cells, self.assignment, self.limits = cells, assignment, assignment.limits
-        self.hidden = [str(p) for p in HIDDEN + [Path(p) for p in protect] if Path(p).exists()]
+        self.sealed = sealed
+        self.hidden = [] if sealed else [str(p) for p in HIDDEN + [Path(p) for p in protect] if Path(p).exists()]
         self.process = None
-        self.uid, self._uid_lock = isolation.claim_uid() if isolation.can_isolate() else (None, None)
-        self.layers = []
+        self.layers = isolation.describe(sealed)
         self.broken = None   # the error that ended the conversation, repeated to later probes
         self.report = {}
         self.captured_output = ""
-        self._workdir = WorkDir()          # locked while in use; see autograder.workdirs
-        self.workdir = self._workdir.path
+        # Sealed, the submission's folder is a tmpfs of its own that the grader never opens.
+        self._workdir = None if sealed else WorkDir()      # locked while in use (autograder.workdirs)
+        self.workdir = seal.WORK if sealed else str(self._workdir.path)
 
     def __enter__(self):
         return self.start()
@@ -84,19 +80,19 @@ class Sandbox:
     def start(self) -> "Sandbox":
         request_r, self._request_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
-        self._stdout = open(self.workdir / ".stdout", "wb")
+        # What it prints goes to a file that no folder names: nothing in the sandbox can make
+        # the grader open something else in its place (a FIFO, a link to a secret).
+        self._stdout = tempfile.TemporaryFile()
         self.deadline = time.monotonic() + self.limits.time_limit
-        if self.uid is not None:
-            isolation.kill_uid(self.uid)             # a leftover of an earlier sandbox, if any
-            os.chown(self.workdir, self.uid, self.uid)
         try:
-            self.process = self._spawn(request_r, reply_w, self.uid)
-        except (subprocess.SubprocessError, OSError):  # namespaces refused (e.g. in a container)
-            self._release_uid()
-            self.process = self._spawn(request_r, reply_w, None)
-        self.layers = isolation.describe(self.uid)
-        os.close(request_r)
-        os.close(reply_w)
+            self.process = self._spawn(request_r, reply_w)
+        except forkserver.ZygoteError as error:
+            raise SubmissionCrashed(f"the sandbox could not start: {error}") from None
+        except OSError as error:
+            raise SubmissionCrashed(f"the submission process could not be set up: {error}") from None
+        finally:
+            os.close(request_r)
+            os.close(reply_w)
         os.set_blocking(self._request_w, False)
         self._send({"cells": self.cells, "forbidden": list(self.assignment.forbidden_imports),
                     "probes": self.assignment.probes_module, "hidden": self.hidden,
@@ -107,25 +103,15 @@ class Sandbox:
             raise SubmissionCrashed("the submission process did not start properly")
         return self
 
-    def _spawn(self, request_r, reply_w, uid):
-        """The submission process: forked by a zygote that has imported what it needs
-        (autograder.zygote), or else a fresh interpreter. The same isolation either way."""
-        env = child_environment(self.workdir)
-        needed = [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-                  ROOT, self.workdir, env["DP_DATA_DIR"]]
-        settings = {"workdir": str(self.workdir), "env": env, "uid": uid, "hidden": self.hidden,
-                    "limits": dataclasses.asdict(self.limits), "needed": [str(p) for p in needed],
-                    "root": str(ROOT), "protect": [os.getpid()]}
-        child = forkserver.fork(forkserver.preload_for(self.assignment), settings, request_r,
-                                reply_w, self._stdout.fileno())
-        if child is not None:
-            return child
-        return ExecChild(
-            [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(request_r), str(reply_w)],
-            cwd=self.workdir, env=env, stdin=subprocess.DEVNULL,
-            stdout=self._stdout, stderr=subprocess.STDOUT, pass_fds=(request_r, reply_w),
-            start_new_session=True,
-            preexec_fn=isolation.child_setup(self.limits, self.workdir, self.hidden, uid, needed))
+    def _spawn(self, request_r, reply_w):
+        """The submission process, forked by the zygote of its assignment (autograder.zygote)."""
+        settings = {"sealed": self.sealed, "workdir": self.workdir,
+                    "env": child_environment(self.workdir, self.sealed),
+                    "limits": dataclasses.asdict(self.limits),
+                    "root": seal.LIB if self.sealed else str(ROOT),
+                    "protect": [] if self.sealed else [os.getpid()]}
+        return forkserver.fork(self.assignment, self.sealed, settings, request_r, reply_w,
+                               self._stdout.fileno())
 
     def _end(self, error):
         """The conversation is over: stop the submission now, and give later probes `error`."""
@@ -183,26 +169,15 @@ class Sandbox:
     def output(self) -> str:
         """What the submission printed (the first `max_output` bytes)."""
         try:
-            with open(self.workdir / ".stdout", "rb") as f:
-                return f.read(self.limits.max_output).decode("utf-8", "replace")
-        except OSError:
+            self._stdout.seek(0)
+            return self._stdout.read(self.limits.max_output).decode("utf-8", "replace")
+        except (OSError, ValueError):
             return ""
 
     def _kill(self):
-        """SIGKILL the submission's process group and, as root, every process of its uid."""
-        if self.process is None:
-            return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if self.uid is not None:
-            isolation.kill_uid(self.uid)
-
-    def _release_uid(self):
-        if self._uid_lock is not None:
-            self._uid_lock.close()
-        self.uid = self._uid_lock = None
+        """SIGKILL the submission and everything it started."""
+        if self.process is not None:
+            self.process.kill()
 
     def close(self) -> None:
         if self.process is not None:
@@ -220,8 +195,8 @@ class Sandbox:
                     os.close(fd)
                 except OSError:
                     pass
-            self._stdout.close()
             self.captured_output = self.output()
+            self._stdout.close()
             self.process = None
-        self._release_uid()
-        self._workdir.remove()
+        if self._workdir is not None:
+            self._workdir.remove()

@@ -3,10 +3,13 @@
 Starting a submission process used to mean a fresh interpreter importing NumPy, matplotlib and
 dp, about half a second for every notebook, however trivial. A grader process (see
 `autograder.forkserver`) starts one zygote, which imports all that once (`PRELOAD`, minus the
-assignment's forbidden modules) and then forks one child per submission. The child applies the
-same isolation as a freshly started process would (`autograder.isolation.child_setup`: own
-session, uid, mount and network namespaces, resource limits), and only then runs
-`autograder.runner.main`, which installs the Python guards and runs the student's code.
+assignment's forbidden modules) and then forks one child per submission. The zygote itself
+runs sealed, in the allow-list file system that bubblewrap builds (autograder.seal), and each
+child encloses itself further before any student code runs (`autograder.isolation.enclose`:
+its own user, PID, mount, IPC, network and UTS namespaces, so that it can see neither the
+zygote nor its siblings, its own tmpfs, no capabilities, the resource limits); only then it
+runs `autograder.runner.main`, which installs the Python guards and runs the student's code.
+A child cannot write into the zygote: it cannot even name it.
 
 What the zygote itself must never do, and does not:
   * run or even see student code: it receives only the isolation settings and the file
@@ -22,7 +25,7 @@ Protocol on the control socket (SOCK_SEQPACKET, one JSON message per packet):
   grader -> zygote  {"preload": [module, ...]} once (not in its command line, which must name
                     no module: `executors` finds submission processes by theirs);
                     {"fork": settings} with four descriptors: request (read end), reply (write
-                    end), output file, status (write end);  {"release": pid}
+                    end), output file, status (write end);  {"kill": pid};  {"release": pid}
   zygote -> grader  {"hello": ..., "threads": n} once;  {"pid": n} or {"error": text} per fork
 The status pipe receives the child's exit code (4 bytes, as Popen.returncode) when it ends. The
 zygote reaps a child only on "release", after the grader's last signal to it: until then its pid
@@ -147,6 +150,9 @@ class Server:
     def handle(self, message, fds):
         if "release" in message:
             self.release(message["release"])
+        elif "kill" in message:
+            if message["kill"] in self.children:
+                _kill_group(message["kill"])
         elif "fork" in message and len(fds) == 4:
             self.send(self.fork(message["fork"], *fds))
         else:
@@ -271,9 +277,9 @@ def _read_all(fd, timeout) -> bytes:
 
 
 def _become_submission(settings, request_r, reply_w, output, ready_w):
-    """In the forked child: become what `sandbox` used to start with exec, then run the runner.
-    Mirrors subprocess.Popen's order: new session, standard streams, working directory,
-    environment, then the isolation (`child_setup`, as in the preexec_fn)."""
+    """In the forked child: become a submission process, then run the runner. New session,
+    standard streams, then the isolation: sealed (`isolation.enclose`: namespaces of its own,
+    its tmpfs, no capabilities), or with --no-isolation only limits and a working folder."""
     from autograder import runner
     try:
         os.setsid()
@@ -282,14 +288,13 @@ def _become_submission(settings, request_r, reply_w, output, ready_w):
             os.dup2(source, target)
         for fd in {null, output} - {0, 1, 2}:
             os.close(fd)
-        workdir = settings["workdir"]
-        os.chdir(workdir)
+        limits = types.SimpleNamespace(**settings["limits"])
+        if settings["sealed"]:
+            isolation.enclose(limits, settings["workdir"])    # returns in the submission process
+        else:
+            isolation.unsealed_setup(limits, settings["workdir"])
         os.environ.clear()
         os.environ.update(settings["env"])
-        limits = types.SimpleNamespace(**settings["limits"])
-        isolation.child_setup(limits, workdir, settings["hidden"], settings["uid"], settings["needed"])()
-        if settings["uid"] is not None:
-            isolation.set_dumpable()      # as after exec: its own /proc files are its own
         _fresh_process_state(settings, request_r, reply_w)
         os.write(ready_w, b"ok")
     except BaseException as error:  # noqa: BLE001 - reported to the zygote, which tells the grader

@@ -165,11 +165,15 @@ def class_dir(tmp_path_factory):
     notebook_from_source(solution_source(MNIST), root / "submitted" / "full" / MNIST / "mnist.ipynb")
     write_notebook(root / "submitted" / "partial" / MNIST / "mnist.ipynb", CENTROIDS)
     write_notebook(root / "submitted" / "cheat" / MNIST / "mnist.ipynb", CENTROIDS, """
-        import numpy, pytest, sys
+        import numpy, numpy.testing, sys
         numpy.mean = lambda *a, **k: 1.0                 # the grader's comparisons are not here
         numpy.allclose = lambda *a, **k: True
         numpy.testing.assert_allclose = lambda *a, **k: None
-        pytest.approx = lambda *a, **k: a[0]
+        try:
+            import pytest                                # not even in the sandbox
+            pytest.approx = lambda *a, **k: a[0]
+        except ImportError:
+            pass
         import autograder.probes.mnist as probes
         probes.predict = lambda ns, images: numpy.zeros(len(images), dtype=int) + 7
         """)

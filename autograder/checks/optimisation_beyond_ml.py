@@ -50,6 +50,8 @@ def _assert_node(reply, what, shape):
     assert reply["type"] == "Node", (
         f"{what} returned a {reply['type']}, not a Node: build it from dp operations")
     assert tuple(reply["shape"]) == shape, f"{what} has shape {tuple(reply['shape'])}, expected {shape}"
+    assert reply["value"].size == int(np.prod(shape)), (
+        f"{what} has {reply['value'].size} values for the shape {shape}")
     reply["value"] = reply["value"].reshape(shape)
     assert reply["grad"] is not None, (
         f"no gradient reaches the input of {what}: build the result from the Node you were given")

@@ -169,6 +169,7 @@ def check_states(submission, metrics, x, params, h_init=None):
         f"per step")
     assert all(shape == [steps, width] for shape in out["shapes"]), (
         f"rnn_forward on {where}: the states have shapes {out['shapes']}; expected ({steps}, {width}) each")
+    assert "values" in out, f"rnn_forward on {where}: the states' values are missing from the reply"
     start = np.zeros((steps, width)) if h_init is None else h_init
     compare(out["values"], reference_states(x, params, start), f"the states on {where}",
             metrics, candidates=forward_mistakes(x, params, h_init))

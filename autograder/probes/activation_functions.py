@@ -11,6 +11,7 @@ import dp
 from dp import Model, Node
 
 from .common import figure_data
+from .schema import AXES, AnyShape, Array, Flag, Hint, Items, Number, Optional, Table, TypeName
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
 
@@ -108,8 +109,23 @@ def plot(ns):
     nets = ns.get("nets")
     weights = None
     if isinstance(nets, dict):
-        weights = {str(name): net.get_param() for name, net in nets.items()
+        weights = {str(name): {str(k): _array(v) for k, v in net.get_param().items()}
+                   for name, net in nets.items()
                    if str(name) in ACTIVATIONS and isinstance(net, Model)}
     batch = {key: _array(ns[key]) if key in ns else None for key in ("x_plot", "y_plot")}
     return {"axes": figure_data() + _closed_figures_data(ns), "nets": weights,
             "nets_type": type(nets).__name__, **batch}
+
+
+MANY = 10_000_000     # elements of a network's weights or of the plot's batch
+
+REPLIES = {
+    "parameters": lambda activation: Table(Items(Number(integer=True), max_len=8)),
+    "forward": lambda activation, params, x: AnyShape(x),
+    "bce": lambda p, y: {"value": AnyShape(p), "is_node": Flag(), "type": Hint(TypeName()),
+                         "grad": Optional(Array(np.shape(p), finite=False))},
+    "gradient_sums": lambda activation, params, x, y: AnyShape(range(10)),
+    "plot": {"axes": AXES, "nets": Optional(Table(Table(Array(None, max_size=MANY)))),
+             "nets_type": Hint(TypeName()), "x_plot": Optional(Array(None, max_size=MANY)),
+             "y_plot": Optional(Array(None, max_size=MANY))},
+}

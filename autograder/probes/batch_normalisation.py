@@ -6,6 +6,8 @@ import numpy as np
 
 from dp import Node
 
+from .schema import AnyShape, Either, Flag, Hint, Items, Plain, Text, TypeName
+
 
 def _plain(value):
     """A student's result as float arrays (a Node as its value); anything else as its type name."""
@@ -70,3 +72,25 @@ def evaluate(ns, x, gamma, beta, running_mean, running_var, eps, momentum):
     single = layer(Node(x[:1].copy()))
     return {"y": _plain(out), "type": type(out).__name__, "y_first_alone": _plain(single),
             "running_mean": _plain(layer.running_mean), "running_var": _plain(layer.running_var)}
+
+
+def _named(names, *like) -> Either:
+    """What `_results` returns."""
+    return Either({name: Plain(AnyShape(*like)) for name in names}, {"error": Text(500)})
+
+
+def _steps(batches):
+    step = {"running_mean": Plain(AnyShape(*batches)), "running_var": Plain(AnyShape(*batches)),
+            "changed_inputs": Flag()}
+    return Items(step, max_len=len(batches))
+
+
+REPLIES = {
+    "forward": lambda x, gamma, beta, eps: _named(("y", "x_hat", "std"), x),
+    "backward": lambda dy, x_hat, std, gamma: _named(("dx", "dgamma", "dbeta"), dy),
+    "running_statistics": lambda running_mean, running_var, batches, momentum: Either(
+        {"steps": _steps(batches)}, {"error": Text(500), "steps": _steps(batches)}),
+    "evaluate": lambda x, gamma, beta, running_mean, running_var, eps, momentum: {
+        "y": Plain(AnyShape(x)), "type": Hint(TypeName()), "y_first_alone": Plain(AnyShape(x)),
+        "running_mean": Plain(AnyShape(x)), "running_var": Plain(AnyShape(x))},
+}

@@ -8,6 +8,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from .schema import AnyShape, Array, Either, Items, Plain, Table, Text, TypeName
+
 
 def _array(value):
     """A student's result as a float array (a Node as its value), or {"not_array": type name}."""
@@ -68,3 +70,23 @@ def adversarial(ns, x0):
                      if name not in after or not np.array_equal(value, after[name]))
     return {"path": _array(path), "params": {name: _array(v) for name, v in before.items()},
             "changed": changed}
+
+
+def _op_reply(g, *leaves):
+    grads = Table(Plain(AnyShape(*leaves)), max_len=len(leaves))
+    return Either({"type": "Node", "value": Array(np.shape(g), finite=False), "grads": grads},  # as the probe sends
+                  {"type": "Node", "value": AnyShape(g, *leaves), "grads": None},
+                  {"type": TypeName("Node")})
+
+
+MANY = 10_000_000    # elements of the trained network's parameters
+PARAMS = Table(Plain(Array(None, finite=False, max_size=MANY)))
+
+REPLIES = {
+    "conv1d": lambda x, k, g: _op_reply(g, x, k),
+    "maxpool1d": lambda x, n, g: _op_reply(g, x),
+    "predict": lambda histograms: Plain(AnyShape(range(len(histograms)))),
+    "model": lambda histograms: {"params": PARAMS, "f": Plain(AnyShape(histograms))},
+    "adversarial": lambda x0: {"path": Plain(Array(None, finite=False, max_size=MANY)),
+                               "params": PARAMS, "changed": Items(Text(100), max_len=1000)},
+}

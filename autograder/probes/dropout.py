@@ -6,6 +6,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from .schema import AnyShape, Array, Either, Flag, Hint, Items, Number, Optional, TypeName
+
 
 def _layer(ns, p, seed, training=True):
     layer = ns["MyDropout"](p, np.random.default_rng(seed))
@@ -69,3 +71,23 @@ def model_eval(ns, p, x, seed):
 
     net = Net().eval()
     return {**_output(net.forward(Node(x, "x"))), "training": bool(net.drop.training)}
+
+
+def _output_reply(x, **more):
+    return {"value": AnyShape(x), "is_node": Flag(), "type": Hint(TypeName()), **more}
+
+
+def _grad(x):
+    return Optional(Array(np.shape(x), finite=False))
+
+
+REPLIES = {
+    "train_outputs": lambda p, x, seed, draws: Either(
+        {"values": Array((draws, *np.shape(x))),
+         "shape": Hint(Items(Number(integer=True), np.ndim(x))), "type": Hint(TypeName())},
+        {"values": None, "shape": Items(Number(integer=True), max_len=32), "type": TypeName()}),
+    "train_gradient": lambda p, x, u, seed: _output_reply(x, grad=_grad(x)),
+    "eval_gradient": lambda p, x, u, seed: _output_reply(
+        x, second=AnyShape(x), grad=_grad(x), drew_random_numbers=Flag()),
+    "model_eval": lambda p, x, seed: _output_reply(x, training=Flag()),
+}

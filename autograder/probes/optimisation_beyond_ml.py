@@ -13,6 +13,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from .schema import AnyShape, Array, Either, Hint, Items, Number, Optional, Text, TypeName
+
 
 # -- the reference problems ------------------------------------------------------------------------
 def stencil(offsets, order) -> np.ndarray:
@@ -114,3 +116,29 @@ def solve_bvp(ns, ends, t1, z0, steps):
     """The student's gauss_newton on the reference boundary-value residual."""
     result = ns["gauss_newton"](bvp_residual(ends, t1), np.array(z0, dtype=float), steps)
     return _pair(result, f"gauss_newton(residual, z0, steps={steps})")
+
+
+def _node_reply(leaf, upstream):
+    return Either({"type": "Node", "shape": Items(Number(integer=True), max_len=32),
+                   "value": AnyShape(leaf, upstream), "grad": Optional(Array(np.shape(leaf), finite=False))},
+                  {"type": TypeName("Node"), "shape": None, "value": None, "grad": None})
+
+
+def _pair_reply(names, *like):
+    return Either({"problem": None, **{name: AnyShape(*like) for name in names}},
+                  {"problem": Text(500)})
+
+
+def _descent_reply(z0):
+    """z, and the losses along the way (as many as the student's loop gives)."""
+    return Either({"problem": None, "z": AnyShape(z0), "losses": Array(None, finite=False, max_size=10_000_000)},
+                  {"problem": Text(500)})
+
+
+REPLIES = {
+    "catenary_loss": lambda z, length: _node_reply(np.asarray(z), np.ones(())),
+    "ode_residual": lambda y, t1, upstream: _node_reply(np.asarray(y), upstream),
+    "descent": lambda z0, lr, steps, length: _descent_reply(z0),
+    "jacobian": lambda ends, t1, z: _pair_reply(("r", "J"), np.zeros((len(z) + 2, len(z)))),
+    "solve_bvp": lambda ends, t1, z0, steps: _descent_reply(z0),
+}

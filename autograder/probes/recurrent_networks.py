@@ -13,6 +13,8 @@ import numpy as np
 
 from dp import Node
 
+from .schema import AnyShape, Array, Either, Items, Number, Plain, Table, TypeName
+
 
 def _array(x):
     return np.array(x, dtype=float)
@@ -60,3 +62,22 @@ def bptt(ns, x, params, h_init, H, dH):
 def predict(ns, sequences):
     """The trained model's predictions for the grader's sequences (n, T, 2)."""
     return _plain(ns["predict"](_array(sequences)))
+
+
+def _forward_reply(x, params, h_init=None, upstream=None):
+    shapes = Items(Items(Number(integer=True), max_len=32), max_len=10 * len(x) + 10)
+    values = AnyShape(x, *params.values()) if upstream is None else Array(np.shape(upstream), finite=False)
+    grads = Table(Array(None, finite=False, max_size=10 * max(np.size(v) for v in params.values()) + 100))
+    return Either({"type": "list", "shapes": shapes, "values": values, "grads": grads},
+                  {"type": "list", "shapes": shapes, "values": AnyShape(x, *params.values())},
+                  {"type": "list", "shapes": shapes},
+                  {"type": TypeName("list")})
+
+
+REPLIES = {
+    "forward": _forward_reply,
+    "bptt": lambda x, params, h_init, H, dH: Either(
+        {"type": "dict", "grads": Table(Plain(AnyShape(*params.values(), h_init)))},
+        {"type": TypeName("dict")}),
+    "predict": lambda sequences: Plain(AnyShape(range(len(sequences)))),
+}

@@ -107,6 +107,27 @@ def TypeName(*other_than) -> Text:             # noqa: N802
     return Text(100, other_than)
 
 
+def AnyShape(*like, finite=False) -> Array:     # noqa: N802
+    """An array of floats of any shape, at most 10 times as large as the largest of `like` (the
+    grader's inputs): what a student's function returned, whose shape the checks compare."""
+    return Array(None, finite=finite, max_size=10 * max([1] + [_size(a) for a in like]) + 100)
+
+
+def _size(value) -> int:
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return len(value) if hasattr(value, "__len__") else 1
+    count = 1
+    for n in shape:
+        count *= int(n)
+    return count
+
+
+def Plain(spec) -> Either:          # noqa: N802
+    """`spec`, or {"not_array": type name}: what a probe sends for a result that is no array."""
+    return Either(spec, {"not_array": TypeName()})
+
+
 # what figure_data() (probes/common.py) returns: the axes of the open figures
 LINE = {"label": Text(500), "x": Array((None,), finite=False, max_size=100_000),
         "y": Array((None,), finite=False, max_size=100_000)}

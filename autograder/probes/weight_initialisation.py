@@ -5,6 +5,7 @@ import sys
 import numpy as np
 
 from .common import figure_data
+from .schema import AXES, AnyShape, Array, Either, Hint, Items, Optional, Table, TypeName
 
 
 def _plain(value):
@@ -65,3 +66,16 @@ def plot(ns):
     x = ns.get("x_stats")
     return {"axes": all_figure_data(ns), "networks": weights,
             "x_stats": None if x is None else np.asarray(x, dtype=float)}
+
+
+REPLIES = {
+    "sample": lambda initialiser, fan_in, fan_out, seed: Either(
+        {"array": AnyShape(range(fan_in * fan_out), finite=True), "type": "ndarray"},
+        {"array": None, "type": TypeName("ndarray")}),
+    "statistics": lambda weights, activation, x: Either(
+        {"means": AnyShape(weights), "stds": AnyShape(weights), "type": Hint(TypeName())},
+        {"means": None, "stds": None, "type": TypeName()}),
+    "plot": {"axes": AXES, "networks": Optional(Table(Items(Array((None, None), finite=False,
+                                                                  max_size=10_000_000)))),
+             "x_stats": Optional(Array(None, max_size=10_000_000))},
+}
