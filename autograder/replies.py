@@ -71,7 +71,7 @@ def describe(spec) -> str:
     if isinstance(spec, Table):
         return "a dict" + ("" if spec.keys is None else " with keys " + ", ".join(map(repr, spec.keys)))
     if isinstance(spec, Either):
-        return " or ".join(describe(o) for o in spec.options)
+        return " or ".join(dict.fromkeys(describe(o) for o in spec.options))
     raise TypeError(f"not a reply spec: {spec!r}")
 
 

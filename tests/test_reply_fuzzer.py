@@ -427,3 +427,19 @@ def test_empty_grads_earn_nothing_on_the_tasks_that_grade_gradients(assignment_i
                 assert check["status"] == "failed" and "grads has 0 items" in check["message"], check
         if any(c["name"] in forged for c in result["checks"]):
             assert result["points"] == 0, result
+
+
+FORGED_06 = '''# %%
+import sys
+import numpy as np
+probes = sys.modules["autograder.probes.optimizers"]
+for name in ("run", "loss_plot"):
+    setattr(probes, name, lambda ns, **kwargs: np.zeros((0, 1, 1, 1)))
+'''
+
+
+def test_06_a_notebook_that_forges_every_reply_earns_nothing(tmp_path):
+    """The forgery of issue 14 as a student would send it: the notebook replaces the probes."""
+    result = grade_source(FORGED_06, "06_optimizers", tmp_path)
+    assert points(result) == dict.fromkeys(full_marks("06_optimizers"), 0.0), explain(result)
+    assert all(t["message"].startswith("reply to probe") for t in result["tasks"]), explain(result)
