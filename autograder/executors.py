@@ -219,13 +219,8 @@ def _check_workers(client, files):
               f"({len(threads)} workers, {sum(threads.values())} threads)", file=sys.stderr)
 
 
-def _stop_submissions() -> bool:
-    """Kill the submission processes that this process started, itself or through its workers
-    (each leads its own process group), so that the gradings running now end at once: their
-    sandboxes see the submission gone and clean up as usual. (Linux: /proc.) A submission
-    process is started with exec (`autograder.runner` in its command line) or forked by a
-    zygote (whose command line, `autograder.zygote`, it inherits: it is one whose parent has it
-    too). Returns whether a grading is still under way in this process (on a Dask worker)."""
+def process_table() -> tuple:
+    """(parent, command line) of every process, by pid (Linux: /proc)."""
     parents, commands = {}, {}
     for entry in Path("/proc").iterdir():
         try:
@@ -234,12 +229,28 @@ def _stop_submissions() -> bool:
                 commands[int(entry.name)] = (entry / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue
-    forked = {pid for pid, command in commands.items() if b"autograder.zygote" in command}
-    runners = [pid for pid, command in commands.items() if b"autograder.runner" in command
-               or (pid in forked and parents.get(pid) in forked)]
+    return parents, commands
+
+
+def submission_processes(parents, commands) -> set:
+    """The processes of submissions: forked by a zygote, they inherit its command line
+    (`autograder.zygote`), and so does their parent (a zygote, or, sealed, the process that
+    waits for the submission). bubblewrap's own processes name it too, but are bwrap."""
+    forked = {pid for pid, command in commands.items() if b"autograder.zygote" in command
+              and os.path.basename(command.split(b"\0")[0]) != b"bwrap"}
+    return {pid for pid in forked if parents.get(pid) in forked}
+
+
+def _stop_submissions() -> bool:
+    """Kill the submission processes that this process started, itself or through its workers
+    (each leads its own process group), so that the gradings running now end at once: their
+    sandboxes see the submission gone and clean up as usual. Returns whether a grading is
+    still under way in this process (on a Dask worker)."""
+    parents, commands = process_table()
+    runners = submission_processes(parents, commands)
     for pid in runners:
         ancestor = parents.get(pid)
-        for _ in range(8):                  # a runner is a child or grandchild of this process
+        for _ in range(8):                  # below this process, its workers, bwrap, the zygote
             if ancestor in (None, os.getpid()):
                 break
             ancestor = parents.get(ancestor)

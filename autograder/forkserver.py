@@ -126,8 +126,9 @@ class Zygote:
             python, path, home = seal.python_executable(), f"{seal.LIB}:{seal.SITE}", "/tmp"
             env = child_environment(home)
             program = [python, "-I", "-S", "-c", BOOTSTRAP, path, str(theirs.fileno()), home]
-            argv = seal.command(assignment, env, program)
-            extra = {}
+            data = seal.open_training_data()
+            argv = seal.command(assignment, env, program, data)
+            extra = {"pass_fds": (theirs.fileno(), data)}
             if os.geteuid() == 0:
                 self.uid, self.uid_lock = isolation.claim_uid()
                 extra["preexec_fn"] = isolation.run_as(self.uid, [*seal.sources(assignment), seal.bwrap()])
@@ -135,19 +136,22 @@ class Zygote:
             env = child_environment(str(self.directory), sealed=False)
             argv = [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(theirs.fileno()),
                     str(self.directory)]
-            extra = {"cwd": "/"}
+            extra = {"cwd": "/", "pass_fds": (theirs.fileno(),)}
         try:
             # Its output goes to a file, as a child's does (Python buffers both alike).
             with theirs:
                 self.process = subprocess.Popen(
                     argv, env=env, stdin=subprocess.DEVNULL, stdout=self.output,
-                    stderr=subprocess.STDOUT, pass_fds=(theirs.fileno(),),
-                    process_group=0, **extra)   # the grader's Ctrl-C is not for it: it ends with the grader
+                    stderr=subprocess.STDOUT, process_group=0,   # the grader's Ctrl-C is not for it:
+                    **extra)                                     # it ends with the grader
         except BaseException:
             self.control.close()
             self._release_uid()
             self._remove_directory()
             raise
+        finally:
+            if sealed:
+                os.close(data)
         try:
             self.control.send(json.dumps({"preload": list(modules)}).encode())
             hello = self._receive(START_TIMEOUT)

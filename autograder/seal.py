@@ -23,7 +23,6 @@ root it needs unprivileged user namespaces, which most current distributions all
 from __future__ import annotations
 
 import ast
-import atexit
 import functools
 import importlib.metadata
 import os
@@ -189,58 +188,47 @@ def lib_entries(assignment) -> list:
     return entries
 
 
-_data_file = None
+_data = None
 
 
-def training_data() -> str:
-    """A file with the MNIST training digits (uint8) for dp.data.mnist() in the sandbox: made
-    once per grader process from the grader's own MNIST, outside any submission's reach."""
-    global _data_file
-    if _data_file is None:
+def training_data():
+    """A file with the MNIST training digits (uint8) for dp.data.mnist() in the sandbox, made
+    once per grader process from the grader's own MNIST. It has no name (unlinked): nothing is
+    left behind whatever ends the grader, and bubblewrap copies it into each sandbox."""
+    global _data
+    if _data is None:
         import numpy as np
         import dp.data
         digits = dp.data.mnist(download=False, verbose=False)
-        folder = tempfile.mkdtemp(prefix="autograder-data-")
-        os.chmod(folder, 0o755)                 # a sandbox's uid reads it (training data only)
-        _remove_at_exit(folder)
-        path = os.path.join(folder, "mnist-train.npz")
-        np.savez(path, x_train=np.round(digits.x_train * 255).astype(np.uint8),
+        data = tempfile.TemporaryFile()
+        np.savez(data, x_train=np.round(digits.x_train * 255).astype(np.uint8),
                  y_train=digits.y_train.astype(np.uint8), source=np.array(digits.source))
-        os.chmod(path, 0o644)
-        _data_file = path
-    return _data_file
+        data.flush()
+        _data = data
+    return _data
 
 
-def _remove_at_exit(folder):
-    """Remove `folder` when this process ends: at exit, or as a multiprocessing worker (a
-    --jobs pool or a Dask worker, which end without atexit); never in a process forked from
-    this one, which shares the folder."""
-    owner = os.getpid()
-
-    def remove():
-        if os.getpid() == owner:
-            shutil.rmtree(folder, ignore_errors=True)
-    atexit.register(remove)
-    if "multiprocessing" in sys.modules:
-        from multiprocessing import util
-        util.Finalize(None, remove, exitpriority=0)
+def open_training_data() -> int:
+    """A descriptor of its own on the training digits, at offset 0 (for one bubblewrap)."""
+    return os.open(f"/proc/self/fd/{training_data().fileno()}", os.O_RDONLY | os.O_CLOEXEC)
 
 
 def sources(assignment) -> list:
     """Every path of the grader's file system that the sandbox of `assignment` shows."""
-    return ([str(python_prefix()), python_executable(), training_data()]
+    return ([str(python_prefix()), python_executable()]
             + [s for s, _ in site_entries()] + [s for s, _ in lib_entries(assignment)])
 
 
-def command(assignment, env: dict, program: list) -> list:
-    """The bubblewrap command line that runs `program` (argv) sealed, for `assignment`."""
+def command(assignment, env: dict, program: list, data_fd: int) -> list:
+    """The bubblewrap command line that runs `program` (argv) sealed, for `assignment`;
+    `data_fd` (from `open_training_data`) must be passed to it."""
     args = [bwrap(), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             *_system_binds(), *_runtime_binds()]
     for source, name in site_entries():
         args += ["--ro-bind", source, f"{SITE}/{name}"]
     for source, path in lib_entries(assignment):
         args += ["--ro-bind", source, f"{LIB}/{path}"]
-    args += ["--ro-bind", training_data(), MNIST_FILE,
+    args += ["--ro-bind-data", str(data_fd), MNIST_FILE,
              "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", WORK,
              "--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
     for key, value in env.items():

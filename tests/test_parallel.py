@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from autograder import executors
+from autograder.executors import process_table, submission_processes
 from tests.grading import ROOT, exercise_path, solution_source
 from tests.mutants import all_mutants
 
@@ -107,25 +108,19 @@ def test_a_dask_cluster_at_a_scheduler_address_gives_the_results_of_one_core(cla
     assert _graded(root / "cluster") == one_core
 
 
-def _our_submissions(session) -> set:
-    """The submission processes started by the grader whose session is `session`: exec'd
-    (`autograder.runner` in their command line) or forked by a zygote (they inherit its
-    `autograder.zygote`, and so does their parent)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        try:
-            if not entry.name.isdigit():
-                continue
-            command = (entry / "cmdline").read_bytes()
-            parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
-            forked = b"autograder.zygote" in command and \
-                b"autograder.zygote" in Path(f"/proc/{parent}/cmdline").read_bytes()
-            if b"autograder.runner" in command or forked:
-                if int(Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[3]) == session:
-                    found.add(int(entry.name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
+def _our_submissions(grader) -> set:
+    """One process per submission being graded below `grader`: the one a zygote forked."""
+    parents, commands = process_table()
+    found = submission_processes(parents, commands)
+    tops = {pid for pid in found if parents[pid] not in found}
+    below = set()
+    for pid in tops:
+        ancestor = parents.get(pid)
+        while ancestor not in (None, 0, 1, grader):
+            ancestor = parents.get(ancestor)
+        if ancestor == grader:
+            below.add(pid)
+    return below
 
 
 def _alive(pids) -> set:
