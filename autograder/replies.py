@@ -94,7 +94,8 @@ def _array(value, spec, where, depth):
              "bool": value.dtype == np.bool_}
     if not kinds[spec.dtype]:
         _fail(where, f"has dtype {value.dtype}, expected {describe(spec)}", depth)
-    if spec.shape is not None and value.ndim != len(spec.shape) or spec.shape and any(n is not None and n != m for n, m in zip(spec.shape, value.shape)):
+    if spec.shape is not None and (value.ndim != len(spec.shape) or any(
+            n is not None and n != m for n, m in zip(spec.shape, value.shape))):
         _fail(where, f"has shape {value.shape}, expected {describe(spec)}", depth)
     if value.size > spec.max_size:
         _fail(where, f"has {value.size:,} elements, more than the {spec.max_size:,} allowed", depth)

@@ -306,9 +306,11 @@ def _true_sums(data, names=ACTIVATIONS) -> dict:
         assert name in nets, f"nets has no network {name!r} (keys must be 'sigmoid', 'tanh', 'relu')"
         missing = [f"layer{l}_W" for l in range(1, 11) if f"layer{l}_W" not in nets[name]]
         assert not missing, f"nets[{name!r}] has no parameter {', '.join(missing)}"
-        shapes = {key: value.shape for key, value in nets[name].items()}
-        assert shapes == _specified_shapes(), (
-            f"nets[{name!r}] has parameters of shapes {shapes}; the network specifies {_specified_shapes()}")
+        for l in range(1, 11):      # any widths (the lines are those of the student's own
+            W, b = nets[name][f"layer{l}_W"], nets[name].get(f"layer{l}_b")   # nets), no broadcasting
+            assert W.ndim == 2 and b is not None and b.shape == (1, W.shape[1]), (
+                f"nets[{name!r}]: layer{l}_b has shape {getattr(b, 'shape', None)}, expected "
+                f"(1, {W.shape[1] if W.ndim == 2 else 'n_out'}) for layer{l}_W of shape {W.shape}")
     assert data["x_plot"] is not None and data["y_plot"] is not None, (
         "x_plot and y_plot, the batch of the plot, must be defined")
     x, y = data["x_plot"], data["y_plot"].reshape(-1, 1)
