@@ -15,6 +15,7 @@ never a reason to run a submission with less isolation.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import select
@@ -27,7 +28,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from . import isolation, seal
+from . import cpushare, isolation, seal
 from .course import ROOT
 from .zygote import DIRECTORY_PREFIX, MAX_MESSAGE, PRELOAD
 
@@ -78,6 +79,7 @@ class ForkedChild:
 
     def __init__(self, pid, status_r, zygote):
         self.pid, self._status_r, self._zygote, self.returncode = pid, status_r, zygote, None
+        self.cgroup = zygote.cgroup       # its CPU share (autograder.cpushare), or None
 
     def poll(self):
         return self.wait(0) if self.returncode is None and self._readable(0) else self.returncode
@@ -115,7 +117,7 @@ class Zygote:
 
     def __init__(self, assignment, modules, sealed, single_use=False):
         from .sandbox import child_environment
-        self.single_use, self.uid, self.uid_lock = single_use, None, None
+        self.single_use, self.uid, self.uid_lock, self.cgroup = single_use, None, None, None
         # Unsealed, the zygote's HOME is a folder of ours (it removes it when it ends); sealed,
         # its /tmp inside. Its output goes to a file no folder names, as a submission's does.
         self.directory = None if sealed else Path(tempfile.mkdtemp(prefix=DIRECTORY_PREFIX))
@@ -129,9 +131,12 @@ class Zygote:
             data = seal.open_training_data()
             argv = seal.command(assignment, env, program, data)
             extra = {"pass_fds": (theirs.fileno(), data)}
+            self.cgroup = cpushare.create()
+            steps = [functools.partial(cpushare.join, self.cgroup)]    # first, while still root
             if os.geteuid() == 0:
                 self.uid, self.uid_lock = isolation.claim_uid()
-                extra["preexec_fn"] = isolation.run_as(self.uid, [*seal.sources(assignment), seal.bwrap()])
+                steps.append(isolation.run_as(self.uid, [*seal.sources(assignment), seal.bwrap()]))
+            extra["preexec_fn"] = lambda: [step() for step in steps]
         else:
             env = child_environment(str(self.directory), sealed=False)
             argv = [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(theirs.fileno()),
@@ -166,6 +171,7 @@ class Zygote:
             isolation.kill_uid(self.uid)      # whatever of the sandbox is left
             self.uid_lock.close()
             self.uid = self.uid_lock = None
+        cpushare.remove(self.cgroup)
 
     def alive(self) -> bool:
         return self.process.poll() is None

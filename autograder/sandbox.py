@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import forkserver, isolation, protocol, seal
+from . import cpushare, forkserver, isolation, protocol, seal
 from .workdirs import WorkDir
 from .course import ROOT
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
@@ -86,6 +86,8 @@ class Sandbox:
         self.deadline = time.monotonic() + self.limits.time_limit
         try:
             self.process = self._spawn(request_r, reply_w)
+            if self.sealed:
+                self.layers = isolation.describe(True) + [cpushare.describe(self.process.cgroup)]
         except forkserver.ZygoteError as error:
             raise SubmissionCrashed(f"the sandbox could not start: {error}") from None
         except OSError as error:

@@ -1,0 +1,101 @@
+"""A CPU share per sandbox: a cgroup that caps a zygote and every submission it forks at
+`CPUS` processors, so that a submission keeping many processes busy slows down only itself,
+not a neighbour graded at the same time.
+
+cgroup v2 where this process may make a child cgroup with the cpu controller (a delegated
+subtree, or root on a v2 machine): `cpu.max`. cgroup v1's cpu controller otherwise (root):
+`cpu.cfs_quota_us`. Where neither can be had, nothing: the resource limits still apply, and
+`describe` says so. A process joins its cgroup itself, between fork and exec, so that nothing
+it starts escapes (`join`). Empty cgroups that a killed grader left are removed by the next.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+CPUS = 1.0                  # processors per sandbox
+PERIOD = 100_000            # microseconds
+PREFIX = "autograder-"
+_counter = itertools.count()
+
+
+def _own_cgroup(version) -> Path | None:
+    """The folder of this process's cgroup: v2 (the unified hierarchy), or v1's cpu controller."""
+    mounts = {}
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        kind, options = fields[fields.index("-") + 1], fields[-1].split(",")
+        if kind == "cgroup2":
+            mounts.setdefault(2, fields[4])
+        elif kind == "cgroup" and "cpu" in options:
+            mounts.setdefault(1, fields[4])
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        number, controllers, path = line.split(":", 2)
+        if version in mounts and ((version == 2 and number == "0")
+                                  or (version == 1 and "cpu" in controllers.split(","))):
+            return Path(mounts[version]) / path.lstrip("/")
+    return None
+
+
+def _parent() -> tuple:
+    """(cgroup version, folder to make sandbox cgroups in), or (None, None)."""
+    v2 = _own_cgroup(2)
+    try:
+        if v2 is not None and "cpu" in (v2 / "cgroup.subtree_control").read_text().split() \
+                and os.access(v2, os.W_OK):
+            return 2, v2
+    except OSError:
+        pass
+    v1 = _own_cgroup(1)
+    if v1 is not None and (v1 / "cpu.cfs_quota_us").exists() and os.access(v1, os.W_OK):
+        return 1, v1
+    return None, None
+
+
+def create() -> Path | None:
+    """A new cgroup capped at CPUS, or None where this machine gives none to us (or where
+    AUTOGRADER_CPU_SHARE=0 says not to make one, e.g. to measure what it changes)."""
+    if os.environ.get("AUTOGRADER_CPU_SHARE") == "0":
+        return None
+    try:
+        version, parent = _parent()
+    except OSError:
+        return None
+    if parent is None:
+        return None
+    for old in parent.glob(PREFIX + "*"):      # empty ones that a killed grader left
+        remove(old)
+    group = parent / f"{PREFIX}{os.getpid()}-{next(_counter)}"
+    try:
+        group.mkdir()
+        if version == 2:
+            (group / "cpu.max").write_text(f"{int(CPUS * PERIOD)} {PERIOD}")
+        else:
+            (group / "cpu.cfs_period_us").write_text(str(PERIOD))
+            (group / "cpu.cfs_quota_us").write_text(str(int(CPUS * PERIOD)))
+    except OSError:
+        remove(group)
+        return None
+    return group
+
+
+def join(group: Path | None) -> None:
+    """Move the calling process into `group` (between fork and exec: its children follow)."""
+    if group is not None:
+        with open(group / "cgroup.procs", "w") as procs:
+            procs.write(str(os.getpid()))
+
+
+def remove(group: Path | None) -> None:
+    """Remove `group` once it is empty (a cgroup with processes stays)."""
+    if group is not None:
+        try:
+            group.rmdir()
+        except OSError:
+            pass
+
+
+def describe(group) -> str:
+    return (f"CPU share: at most {CPUS:g} processor (cgroup)" if group is not None else
+            "no CPU share (no cgroup available here): a busy submission can slow its neighbours")
