@@ -24,7 +24,7 @@ sandbox-tools:
 	  else echo "note: bubblewrap (bwrap) is not installed: grading refuses untrusted work until it is (see README, Isolation)"; fi; }
 
 test: $(STAMP) sandbox-tools
-	$(VPY) -m pytest -q -n auto
+	$(VPY) -m pytest -q -n auto --dist loadgroup
 
 demo: $(STAMP) sandbox-tools
 	$(VPY) -m autograder.demo

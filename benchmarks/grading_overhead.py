@@ -182,12 +182,12 @@ def pieces(tmp: Path, a, repeat: int) -> dict:
     def zygote():       # once per grader process, before its first submission
         code = (path + "import time; from autograder import forkserver\n"
                 "from autograder.course import load_course\n"
-                f"modules = forkserver.preload_for(load_course().assignment({a.id!r}))\n"
-                "start = time.perf_counter(); zygote = forkserver.Zygote(modules)\n"
+                f"a = load_course().assignment({a.id!r})\n"
+                "start = time.perf_counter(); zygote = forkserver.Zygote(a, forkserver.preload_for(a), True)\n"
                 "print(time.perf_counter() - start); zygote.stop()")
         return float(subprocess.run([sys.executable, "-I", "-c", code], check=True, capture_output=True,
                                     text=True, cwd=tempfile.gettempdir()).stdout)
-    found["zygote start, once per grader process (interpreter + its imports)"] = median_of(repeat, zygote)
+    found["zygote start, once per grader process (bubblewrap, interpreter, imports)"] = median_of(repeat, zygote)
     from autograder.course import PACKAGE
     from autograder.judge import UNNEEDED_PLUGINS
     empty = tmp / "pytest" / "test_nothing.py"

@@ -23,6 +23,10 @@ MNIST = "09_mnist"
 CENTROIDS = """
 import numpy as np
 import dp
+
+# Its module-scoped class is graded once: every test of this file runs on one xdist worker
+# (make test: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("test_autograder")
 data = dp.data.mnist()
 means = np.stack([data.x_train[data.y_train == k].mean(0) for k in range(10)])
 def predict(x):
