@@ -3,9 +3,13 @@
 All inputs, parameters and toy problems are drawn here from `rng` (other ones when grading
 than in the self-check, and other sizes), and every expected value is computed here: by dp
 on the same graph or network, and, for the training loop, by NumPy from the parameters the
-student's loop leaves behind. The probes keep the tasks apart (autograder/probes/dp_library.py).
+student's loop leaves behind. The probes keep the tasks apart (autograder/probes/dp_library.py);
+they only call the student's code and collect data: the chain rule that get_grad is graded with
+runs here (`leaf_gradients`), on the graph that the model_grad probe collected.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -13,6 +17,7 @@ import pytest
 import dp
 from autograder.checking import probe
 from autograder.errors import ProbeError
+from autograder.probes.dp_library import _token as token   # the probe's tokens, made again here
 from dp import Node, relative_error
 
 TOL = 1e-6
@@ -302,6 +307,49 @@ def test_get_param_returns_copies(submission, rng, public, expect):
     expect_after_set_param(expect, *after_set_param(submission, rng, public), copies_first=True)
 
 
+def leaf_gradients(graph, what) -> tuple:
+    """({name: token}, {name: gradient}) of the named leaves of the graph that get_grad called
+    grad on, as the model_grad probe collected it: the nodes in the notebook's topological order
+    (the output first), each with its shape, name and edges [parent's position, the matrix of
+    its grad_fn]. The chain rule as the notebook's grad runs it: each node in order passes its
+    gradient on to its parents; a named leaf keeps it (the last of a name). A graph that the
+    probe cannot have collected fails with `what`."""
+    nodes, seed = graph["nodes"], graph["seed"]
+    malformed = f"{what}: the probe's graph is malformed"
+    shapes = [tuple(node["shape"]) for node in nodes]
+    assert nodes and all(n >= 1 for shape in shapes for n in shape), malformed
+    assert seed.shape == shapes[0], f"{malformed} (the upstream gradient's shape)"
+    arrived, tokens, named = {0: seed}, {}, {}
+    for k, node in enumerate(nodes):
+        assert k in arrived, f"{malformed} (node {k} receives no gradient)"
+        total = arrived.pop(k)
+        name = node["name"]
+        if name is not None and not node["parents"]:
+            tokens[name] = token(len(tokens), name, shapes[k])
+            named[name] = total
+        for parent, matrix in node["parents"]:
+            assert k < parent < len(nodes), f"{malformed} (node {k}'s parent {parent})"
+            assert matrix.shape == (math.prod(shapes[k]), math.prod(shapes[parent])), (
+                f"{malformed} (the shape of the local derivatives of node {k}'s parent {parent})")
+            share = (total.reshape(-1) @ matrix).reshape(shapes[parent])
+            arrived[parent] = arrived.get(parent, 0) + share
+    return tokens, named
+
+
+def in_place_of_tokens(grads: dict, graph, what) -> dict:
+    """The gradients that get_grad returned, each token of the model_grad probe replaced by the
+    gradient of its leaf (what get_grad returns with a correct grad)."""
+    if graph is None:       # get_grad never called grad
+        return grads
+    tokens, gradients = leaf_gradients(graph, what)
+    replaced = {}
+    for name, value in grads.items():
+        leaf = next((leaf for leaf, t in tokens.items()
+                     if t.shape == value.shape and np.array_equal(t, value)), None)
+        replaced[name] = value if leaf is None else gradients[leaf]
+    return replaced
+
+
 @pytest.mark.task("model_layers")
 @pytest.mark.parametrize("depth", [1, 3])
 def test_get_grad(depth, submission, rng, public, expect):
@@ -316,12 +364,13 @@ def test_get_grad(depth, submission, rng, public, expect):
     grads, loss = reference.get_grad(x, y)
     assert received.get("type") == "dict", (
         f"get_grad(x, y) on {where} returned {received.get('type')} gradients, not a dict")
-    assert sorted(received["grads"]) == sorted(grads), (
-        f"get_grad(x, y) on {where} returned gradients for {sorted(received['grads'])}; "
+    got = in_place_of_tokens(received["grads"], received["graph"], f"get_grad(x, y) on {where}")
+    assert sorted(got) == sorted(grads), (
+        f"get_grad(x, y) on {where} returned gradients for {sorted(got)}; "
         f"expected one for every parameter: {sorted(grads)}")
     expect(received["loss"], loss, f"the loss that get_grad(x, y) returns on {where}")
     for name, value in grads.items():
-        expect(received["grads"][name], value, f"get_grad(x, y)[0][{name!r}] on {where}")
+        expect(got[name], value, f"get_grad(x, y)[0][{name!r}] on {where}")
 
 
 # -- training_loop ---------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """Checks of 01 scalar autodiff: the student's Scalar and numerical_gradient against dp.
 
 Every input is drawn here from `rng` (other values when grading than in the self-check), and
-every expected value is computed here by dp on the same expression. The probes keep the
-tasks apart (see autograder/probes/scalar_autodiff.py): the operators are graded by the
-local derivatives they store, and backward() on graphs whose nodes the probe makes with the
-true local derivatives.
+every expected value is computed here by dp on the same expression. The probes only call the
+student's code and collect what it made (see autograder/probes/scalar_autodiff.py); they keep
+the tasks apart: the operators are graded by the local derivatives they store, through the
+chain rule run here (`chain_rule`), and backward() on graphs whose nodes the probe makes with
+the values and true local derivatives computed here (`LOCAL`).
 """
 from __future__ import annotations
 
@@ -26,6 +27,14 @@ PYTHON_OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mu
 GRAPH_OPS = {"add": (operator.add, "{} + {}"), "mul": (operator.mul, "{} * {}"),
              "exp": (Node.exp, "exp({})"), "log": (Node.log, "log({})"),
              "tanh": (Node.tanh, "tanh({})")}
+# op -> (value, local derivatives) of its operands' values: the nodes the `graph` probe makes
+LOCAL = {
+    "add": lambda a, b: (a + b, (1.0, 1.0)),
+    "mul": lambda a, b: (a * b, (b, a)),
+    "exp": lambda a: (math.exp(a), (math.exp(a),)),
+    "log": lambda a: (math.log(a), (1 / a,)),
+    "tanh": lambda a: (math.tanh(a), (1 - math.tanh(a) ** 2,)),
+}
 
 
 def fmt(x) -> str:
@@ -53,6 +62,37 @@ def expect(metrics):
 
 # -- operators and functions: one operation, its value and its local derivatives ---------------
 
+def chain_rule(parents, operands, what) -> list:
+    """d out / d operand (None for a Python number) in the graph that a `binary`/`unary` probe
+    collected: `parents[k]` = [[index of a parent, local derivative], ...] of node k, node 0 the
+    output. A node passes its gradient on once all of its children have passed theirs to it:
+    Kahn's order, from a count of each node's children among the nodes below the output. A
+    graph that the probe cannot have collected (an index out of range, a node that is neither an
+    operand nor anyone's parent) fails with `what`."""
+    n = len(parents)
+    indices = [i for edges in parents for i, _ in edges] + [i for i in operands if i is not None]
+    assert n > 0 and all(0 <= i < n for i in indices), (
+        f"{what}: the probe's graph of {n} nodes refers to a node that it does not list")
+    listed = {0} | {i for i in operands if i is not None} | {i for edges in parents for i, _ in edges}
+    assert len(listed) == n, f"{what}: the probe's graph lists nodes that nothing refers to"
+    children, seen, stack = [0] * n, {0}, [0]
+    while stack:
+        for parent, _ in parents[stack.pop()]:
+            children[parent] += 1
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    grads, ready = {0: 1.0}, [0]
+    while ready:
+        node = ready.pop()
+        for parent, local in parents[node]:
+            grads[parent] = grads.get(parent, 0.0) + float(local) * grads[node]
+            children[parent] -= 1
+            if children[parent] == 0:
+                ready.append(parent)
+    return [None if i is None else grads.get(i, 0.0) for i in operands]
+
+
 def check_operation(received, expected, expr, at, operands, expect, hint=None):
     """Compare a `binary`/`unary` probe result with dp's (value, [gradient or None, ...])."""
     value, grads = expected
@@ -60,7 +100,8 @@ def check_operation(received, expected, expr, at, operands, expect, hint=None):
         f"{expr} {at} returned a {received.get('type')}, not a Scalar")
     expect(received["value"], value, f"value of {expr} {at}",
            hint=hint(received["value"], value) if hint else "")
-    for name, got, want in zip(operands, received["grads"], grads, strict=True):
+    got_grads = chain_rule(received["parents"], received["operands"], f"{expr} {at}")
+    for name, got, want in zip(operands, got_grads, grads, strict=True):
         if want is not None:
             expect(got, want, f"d({expr})/d{name} {at}")
 
@@ -157,9 +198,20 @@ def describe(program, inputs, limit=12) -> str:
     return "; ".join(lines)
 
 
+def graph_nodes(program, inputs) -> list:
+    """The nodes that the `graph` probe makes after the leaves holding `inputs`: [value,
+    [[register, local derivative], ...]] for each instruction [op, i] or [op, i, j]."""
+    values, nodes = list(inputs), []
+    for op, *args in program:
+        value, derivatives = LOCAL[op](*(values[i] for i in args))
+        values.append(value)
+        nodes.append([value, [[i, d] for i, d in zip(args, derivatives)]])
+    return nodes
+
+
 def check_graph(submission, expect, program, inputs, what):
     try:
-        received = submission.probe("graph", program=program, inputs=inputs)
+        received = submission.probe("graph", inputs=inputs, nodes=graph_nodes(program, inputs))
     except ProbeError as error:
         if type(error) is ProbeError and "RecursionError" in str(error):
             raise AssertionError(f"backward() on {what}: {error} -- find the topological order "

@@ -1,13 +1,15 @@
 """Probes of 01 scalar autodiff: the student's Scalar and numerical_gradient on the grader's inputs.
 
-No dp here: this module runs next to the student's code, where dp is a forbidden import.
+No dp here: this module runs next to the student's code, where dp is a forbidden import. It only
+calls the student's code and collects what it made; every chain rule and every derivative formula
+is the grader's (autograder/checks/scalar_autodiff.py).
 
 The tasks are probed apart, so that one mistake costs the points of one task:
-- `binary` and `unary` read the gradients of one operation from the local derivatives that
-  the student's nodes store (`parents`), with a chain-rule pass of their own: the operators
-  are graded whether or not the student's `backward()` works;
-- `graph` builds its nodes with the `Scalar` constructor and the true local derivatives, not
-  with the student's operators: `backward()` is graded on its own.
+- `binary` and `unary` return the graph of one operation as the student's nodes hold it: each
+  node's parents and the local derivatives stored with them. The grader runs the chain rule on
+  it, so the operators are graded whether or not the student's `backward()` works;
+- `graph` builds nodes with the `Scalar` constructor from the values and local derivatives that
+  the grader sends, not with the student's operators: `backward()` is graded on its own.
 """
 import math
 import operator
@@ -16,55 +18,44 @@ from .schema import Either, Hint, Items, Number, TypeName
 
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}
 
-# op -> (value, local derivatives) of its operands' values, for the nodes of `graph`
-_LOCAL = {
-    "add": lambda a, b: (a + b, (1.0, 1.0)),
-    "mul": lambda a, b: (a * b, (b, a)),
-    "exp": lambda a: (math.exp(a), (math.exp(a),)),
-    "log": lambda a: (math.log(a), (1 / a,)),
-    "tanh": lambda a: (math.tanh(a), (1 - math.tanh(a) ** 2,)),
-}
-
 # the functions numerical_gradient is tried on, by name
 _FUNCTIONS = {"exp": math.exp, "sin": math.sin, "log": math.log, "tanh": math.tanh,
               "cube": lambda x: x ** 3}
 
-
-def _gradients(out) -> dict:
-    """{id(node): d out / d node} for the nodes below `out`, by the chain rule over the local
-    derivatives in their `parents`. A node passes its gradient on once all of its children have
-    passed theirs to it: Kahn's order, from a count of each node's children."""
-    children, seen, stack = {}, {id(out)}, [out]
-    while stack:
-        for parent, _ in stack.pop().parents:
-            children[id(parent)] = children.get(id(parent), 0) + 1
-            if id(parent) not in seen:
-                seen.add(id(parent))
-                stack.append(parent)
-    grads, ready = {id(out): 1.0}, [out]
-    while ready:
-        node = ready.pop()
-        for parent, local in node.parents:
-            grads[id(parent)] = grads.get(id(parent), 0.0) + float(local) * grads[id(node)]
-            children[id(parent)] -= 1
-            if children[id(parent)] == 0:
-                ready.append(parent)
-    return grads
+MAX_NODES = 10_000     # a single operation makes a handful
 
 
 def _result(ns, out, operands) -> dict:
-    """The type and value of `out`, and d out / d operand (None for a Python number)."""
-    if not isinstance(out, ns["Scalar"]):
+    """The type and value of `out`, and the nodes it was computed from, as the student's nodes
+    hold them: `parents[k]` lists [index of the parent, its local derivative] for node k. Node 0
+    is `out`, then the operands that are Scalars (`operands`: their indices, None for a Python
+    number), then every other node in the order they were met."""
+    scalar = ns["Scalar"]
+    if not isinstance(out, scalar):
         return {"type": type(out).__name__}
-    grads = _gradients(out)
-    return {"type": "Scalar", "value": float(out.value),
-            "grads": [grads.get(id(x), 0.0) if isinstance(x, ns["Scalar"]) else None
-                      for x in operands]}
+    nodes, index = [out], {id(out): 0}
+    for x in operands:
+        if isinstance(x, scalar) and id(x) not in index:
+            index[id(x)] = len(nodes)
+            nodes.append(x)
+    parents = []
+    for node in nodes:                      # the list grows as new parents are met
+        edges = []
+        for parent, local in node.parents:
+            if id(parent) not in index:
+                if len(nodes) == MAX_NODES:
+                    raise ValueError(f"one operation made a graph of more than {MAX_NODES:,} nodes")
+                index[id(parent)] = len(nodes)
+                nodes.append(parent)
+            edges.append([index[id(parent)], float(local)])
+        parents.append(edges)
+    return {"type": "Scalar", "value": float(out.value), "parents": parents,
+            "operands": [index[id(x)] if isinstance(x, scalar) else None for x in operands]}
 
 
 def binary(ns, op, a, b, number=None):
     """`a <op> b` for Scalars a and b, or with the Python number a (number="left") or b
-    (number="right"): its type, value, and [d/da, d/db]."""
+    (number="right"): its type, value and graph (`_result`)."""
     scalar = ns["Scalar"]
     left = a if number == "left" else scalar(a)
     right = b if number == "right" else scalar(b)
@@ -72,22 +63,19 @@ def binary(ns, op, a, b, number=None):
 
 
 def unary(ns, fn, a):
-    """-x (fn="neg") or x.<fn>() for the Scalar x = a: its type, value, and [d/dx]."""
+    """-x (fn="neg") or x.<fn>() for the Scalar x = a: its type, value and graph (`_result`)."""
     x = ns["Scalar"](a)
     return _result(ns, -x if fn == "neg" else getattr(x, fn)(), (x,))
 
 
-def graph(ns, program, inputs):
-    """Leaves holding `inputs` start a list of registers; each instruction [op, i] or
-    [op, i, j] of `program` appends a node op(register i, register j). Then the student's
-    backward() from the last register. Returns the last register's grad, and the grad of every
-    input."""
+def graph(ns, inputs, nodes):
+    """Leaves holding `inputs` start a list of registers; each of `nodes`, [value, [[i, local],
+    ...]], appends Scalar(value, ((register i, local), ...)). Then the student's backward() from
+    the last register. Returns the last register's grad, and the grad of every input."""
     scalar = ns["Scalar"]
     registers = [scalar(x) for x in inputs]
-    for op, *args in program:
-        operands = [registers[i] for i in args]
-        value, derivatives = _LOCAL[op](*(x.value for x in operands))
-        registers.append(scalar(value, tuple(zip(operands, derivatives))))
+    for value, parents in nodes:
+        registers.append(scalar(value, tuple((registers[i], local) for i, local in parents)))
     out = registers[-1]
     out.backward()
     return {"grad": float(out.grad),
@@ -110,16 +98,18 @@ def numgrad(ns, function, x, eps=None):
 
 
 def _operation(*operands):
-    """The reply of `binary`/`unary`: the gradient of each operand, None for a Python number."""
+    """The reply of `binary`/`unary`: the graph, the index of each operand (None for a Python
+    number)."""
+    edge = [Number(integer=True), Number()]
     return Either({"type": "Scalar", "value": Number(),
-                   "grads": [None if number else Number() for number in operands]},
+                   "parents": Items(Items(edge), max_len=MAX_NODES),
+                   "operands": [None if number else Number(integer=True) for number in operands]},
                   {"type": TypeName("Scalar")})
 
 
 REPLIES = {
     "binary": lambda op, a, b, number=None: _operation(number == "left", number == "right"),
     "unary": lambda fn, a: _operation(False),
-    "graph": lambda program, inputs: {"grad": Number(),
-                                      "input_grads": Items(Number(), len(inputs))},
+    "graph": lambda inputs, nodes: {"grad": Number(), "input_grads": Items(Number(), len(inputs))},
     "numgrad": {"estimate": Number(), "offsets": Hint(Items(Number(finite=False), max_len=10))},
 }
