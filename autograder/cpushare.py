@@ -64,8 +64,9 @@ def create() -> Path | None:
         return None
     if parent is None:
         return None
-    for old in parent.glob(PREFIX + "*"):      # empty ones that a killed grader left
-        remove(old)
+    for old in parent.glob(PREFIX + "*"):      # those of graders gone (a killed one's stay)
+        if not _owner_alive(old):
+            remove(old)
     group = parent / f"{PREFIX}{os.getpid()}-{next(_counter)}"
     try:
         group.mkdir()
@@ -78,6 +79,15 @@ def create() -> Path | None:
         remove(group)
         return None
     return group
+
+
+def _owner_alive(group: Path) -> bool:
+    """Whether the grader that made `group` (its pid is in the name) still runs: a running
+    grader's new cgroup is empty until its zygote joins it, and must not be swept meanwhile."""
+    try:
+        return os.path.exists(f"/proc/{int(group.name[len(PREFIX):].split('-')[0])}")
+    except ValueError:
+        return False
 
 
 def join(group: Path | None) -> None:
