@@ -66,18 +66,27 @@ def chain_rule(parents, operands, what) -> list:
     """d out / d operand (None for a Python number) in the graph that a `binary`/`unary` probe
     collected: `parents[k]` = [[index of a parent, local derivative], ...] of node k, node 0 the
     output. A node passes its gradient on once all of its children have passed theirs to it:
-    Kahn's order, from a count of each node's children among the nodes below the output. A
-    graph that the probe cannot have collected (an index out of range, a node that is neither an
-    operand nor anyone's parent) fails with `what`."""
+    Kahn's order, from a count of each node's children among the nodes below the output. Only
+    the local derivatives on a path to an operand are read (the others, such as those towards
+    the constant that a Python number becomes, cannot change a result). A graph that the probe
+    cannot have collected (an index out of range, a node that is neither an operand nor
+    anyone's parent) fails with `what`."""
     n = len(parents)
-    indices = [i for edges in parents for i, _ in edges] + [i for i in operands if i is not None]
-    assert n > 0 and all(0 <= i < n for i in indices), (
+    edges = [[edge[0] for edge in node] for node in parents]     # the parents' indices
+    wanted = {i for i in operands if i is not None}
+    assert n > 0 and all(0 <= i < n for i in [i for node in edges for i in node] + list(wanted)), (
         f"{what}: the probe's graph of {n} nodes refers to a node that it does not list")
-    listed = {0} | {i for i in operands if i is not None} | {i for edges in parents for i, _ in edges}
-    assert len(listed) == n, f"{what}: the probe's graph lists nodes that nothing refers to"
+    assert len({0} | wanted | {i for node in edges for i in node}) == n, (
+        f"{what}: the probe's graph lists nodes that nothing refers to")
+    leads = set(wanted)             # the nodes with a path to an operand
+    for _ in range(n):
+        grown = leads | {k for k in range(n) if leads.intersection(edges[k])}
+        if grown == leads:
+            break
+        leads = grown
     children, seen, stack = [0] * n, {0}, [0]
     while stack:
-        for parent, _ in parents[stack.pop()]:
+        for parent in edges[stack.pop()]:
             children[parent] += 1
             if parent not in seen:
                 seen.add(parent)
@@ -85,8 +94,10 @@ def chain_rule(parents, operands, what) -> list:
     grads, ready = {0: 1.0}, [0]
     while ready:
         node = ready.pop()
-        for parent, local in parents[node]:
-            grads[parent] = grads.get(parent, 0.0) + float(local) * grads[node]
+        for position, parent in enumerate(edges[node]):
+            if parent in leads:
+                local = parents[node][position][1]
+                grads[parent] = grads.get(parent, 0.0) + float(local) * grads[node]
             children[parent] -= 1
             if children[parent] == 0:
                 ready.append(parent)
