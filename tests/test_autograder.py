@@ -16,10 +16,6 @@ from autograder.grade import discover, grade_all
 from autograder.notebook import NotebookError, code_cells, read_notebook, scan_imports, strip_magics
 from tests.grading import COURSE, ROOT, explain, notebook_from_source, points, solution_source
 
-# Its module-scoped class is graded once: every test of this file runs on one xdist worker
-# (make test: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("test_autograder")
-
 MNIST = "09_mnist"
 
 # A fast, honest, partial MNIST submission: the nearest class mean of the training digits

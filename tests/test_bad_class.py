@@ -16,10 +16,6 @@ from autograder import report
 from autograder.notebook import NotebookError, read_notebook
 from tests.grading import COURSE, ROOT, full_marks, notebook_from_source, points, solution_source
 
-# Its module-scoped class is graded once: every test of this file runs on one xdist worker
-# (make test: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("test_bad_class")
-
 A = "01_scalar_autodiff"
 HUGE = 60 * 2 ** 20            # characters: each of these strings is a 60 MiB reply or message
 MAX_FILE = 2 ** 20             # bytes: what a result or a feedback page may weigh, at most

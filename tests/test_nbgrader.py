@@ -18,10 +18,6 @@ from autograder.gradebook import open_gradebook
 from tests.grading import COURSE, ROOT
 from tests.ecosystem import answered, get, jupyter, once_per_run
 
-# Its module-scoped class is graded once: every test of this file runs on one xdist worker
-# (make test: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("test_nbgrader")
-
 ASSIGNMENT = "01_scalar_autodiff"
 NOTEBOOK = "scalar_autodiff.ipynb"
 STUDENTS = ("solution", "stub", "partial", "forger", "patcher", "deleter")

@@ -18,10 +18,6 @@ from autograder.executors import process_table, submission_processes
 from tests.grading import ROOT, exercise_path, solution_source
 from tests.mutants import all_mutants
 
-# Its module-scoped class is graded once: every test of this file runs on one xdist worker
-# (make test: --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("test_parallel")
-
 A = "01_scalar_autodiff"
 LOOP = "while True:\n    pass\n"
 
