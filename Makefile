@@ -23,10 +23,8 @@ sandbox-tools:
 	      { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; \
 	  else echo "note: bubblewrap (bwrap) is not installed: grading refuses untrusted work until it is (see README, Isolation)"; fi; }
 
-# --dist loadscope: a module's tests run on one worker, so its module-scoped class (a graded
-# batch) is graded once, not once per worker.
 test: $(STAMP) sandbox-tools
-	$(VPY) -m pytest -q -n auto --dist loadscope
+	$(VPY) -m pytest -q -n auto
 
 demo: $(STAMP) sandbox-tools
 	$(VPY) -m autograder.demo

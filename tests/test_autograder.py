@@ -211,7 +211,9 @@ def test_partial_submission_fails_with_its_accuracy_in_the_message(class_dir):
 def test_tampering_with_numpy_pytest_and_probes_earns_nothing_extra(class_dir):
     result = load(class_dir[1], "cheat")
     assert result["score"] == 0, explain(result)
-    assert result["tasks"][0]["metrics"]["accuracy"] < 0.2
+    # its stand-in for the probe replies in a form the probe never sends: refused, not scored
+    assert result["tasks"][0]["message"].startswith("reply to probe 'predict':"), explain(result)
+    assert "accuracy" not in result["tasks"][0]["metrics"]
 
 
 def test_broken_notebook_gets_zero_and_a_message(class_dir):

@@ -13,10 +13,10 @@ sandbox's own set-up does): everything else it does as any user would.
 """
 import json
 import os
+import fcntl
 import re
-import shutil
 import subprocess
-import tempfile
+import types
 import sys
 import uuid
 from pathlib import Path
@@ -28,8 +28,10 @@ from autograder import isolation, seal
 from tests.grading import ROOT, exercise_path, solution_source
 
 A = "01_scalar_autodiff"
-TOKEN = uuid.uuid4().hex[:8]
-SECRET = f"secret-{uuid.uuid4().hex}"
+# The same for every xdist worker of one run (the batches are graded once per run, see batch)
+RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+TOKEN = RUN[:8]
+SECRET = f"secret-{RUN}"
 SHM_KEY = 0x5EED0000 + int(TOKEN[:4], 16)          # the SysV segment a submission leaves behind
 DAEMON = f"dmn{TOKEN}"[:15]                         # the name a daemon gives itself (comm)
 OUTSIDE = [Path(f"/tmp/hostile-{TOKEN}"), ROOT / f"hostile-{TOKEN}", Path(f"/var/tmp/hostile-{TOKEN}")]
@@ -206,12 +208,25 @@ DAMAGED_EXPECT = {
 
 @pytest.fixture(scope="module", params=MODES)
 def batch(request, tmp_path_factory):
+    """Each mode's batch, graded once per run: the first xdist worker to need it grades it
+    (the others wait on the lock) and leaves the result where every worker finds it."""
     mode = request.param
-    # pytest's folders are closed to other users (and other pytest runs prune them): the
-    # unprivileged grader gets a folder of its own
-    root = tmp_path_factory.mktemp(f"hostile-{mode}") if mode == "root" else \
-        Path(tempfile.mkdtemp(prefix=f"hostile-{TOKEN}-"))
-    request.addfinalizer(lambda: mode == "root" or shutil.rmtree(root, ignore_errors=True))
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with open(shared / f"hostile-{mode}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        root = shared / f"hostile-{mode}"
+        if not (root / "done.json").exists():
+            _grade_batch(root, mode)
+    done = json.loads((root / "done.json").read_text())
+    run = types.SimpleNamespace(**done["run"])
+    out, scratch = root / "out", root / "scratch"
+    results = {p.parent.name: json.loads(p.read_text()) for p in (out / "results").glob(f"*/{A}.json")}
+    return run, out, results, scratch, mode, set(done["shm_before"])
+
+
+def _grade_batch(root: Path, mode: str):
+    root.mkdir()
     course = root / "course.toml"
     text = (ROOT / "course.toml").read_text()
     # The loops use their whole budget (3/4 of the time limit); the probes then share the
@@ -239,16 +254,18 @@ def batch(request, tmp_path_factory):
     if mode == "unprivileged" and os.geteuid() == 0:
         for path in [root, *root.rglob("*")]:
             os.chown(path, UNPRIVILEGED, UNPRIVILEGED)
+        # pytest's folders are closed to other users: what it needs is made reachable for it
         needed = [sys.prefix, sys.base_prefix, str(ROOT), str(root)]
         extra["preexec_fn"] = isolation.run_as(UNPRIVILEGED, needed)
-    shm_before = _shm_keys()
+    shm_before = sorted(_shm_keys())
     run = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course), "grade",
                           str(submitted), "--out", str(out), "--jobs", "2", "--quiet"],
                          cwd=ROOT, capture_output=True, text=True, timeout=900,
                          env={**os.environ, "TMPDIR": str(scratch), "HOME": str(root),
                               "AUTOGRADER_SECRET": SECRET}, **extra)
-    results = {p.parent.name: json.loads(p.read_text()) for p in (out / "results").glob(f"*/{A}.json")}
-    return run, out, results, scratch, mode, shm_before
+    done = {"run": {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr},
+            "shm_before": shm_before}
+    (root / "done.json").write_text(json.dumps(done))
 
 
 def _shm_keys() -> set:
