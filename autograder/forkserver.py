@@ -252,7 +252,7 @@ def fork(assignment, sealed, settings, request_r, reply_w, output) -> ForkedChil
     ZygoteError when no zygote can serve, OSError when the child could not be set up."""
     modules = preload_for(assignment)
     if not enabled():
-        zygote = Zygote(assignment, modules, sealed, single_use=True)
+        zygote = _start(assignment, modules, sealed, single_use=True)
         try:
             return zygote.fork(settings, (request_r, reply_w, output))
         except BaseException:
@@ -285,14 +285,20 @@ def _zygote(key, assignment):
             while len(_zygotes) >= KEEP:                           # the least recently used
                 _zygotes.pop(next(iter(_zygotes))).stop()
             _register_cleanup()
-            try:
-                zygote = Zygote(assignment, key[0], key[1])
-            except ZygoteError:
-                raise
-            except (OSError, ValueError, subprocess.SubprocessError) as error:
-                raise ZygoteError(f"the zygote could not start: {error}") from None
+            zygote = _start(assignment, key[0], key[1])
         _zygotes[key] = zygote         # most recently used last
         return zygote
+
+
+def _start(assignment, modules, sealed, single_use=False) -> Zygote:
+    """A new zygote; whatever keeps it from starting is a ZygoteError (one message, with or
+    without AUTOGRADER_ZYGOTE=0)."""
+    try:
+        return Zygote(assignment, modules, sealed, single_use)
+    except ZygoteError:
+        raise
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        raise ZygoteError(f"the zygote could not start: {error}") from None
 
 
 def stop_all():
