@@ -26,9 +26,12 @@ import pytest
 
 from .course import PACKAGE
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout
+from .references import NotPublic
 from .replies import MalformedReply, Validated
 
-SEVERITY = {"passed": 0, "failed": 1, "error": 2, "timeout": 3}
+# "unchecked": the self-check in the student bundle has no public case for a reference value
+# (autograder/references); grading never gives it, since the references are there.
+SEVERITY = {"passed": 0, "unchecked": 1, "failed": 2, "error": 3, "timeout": 4}
 # pytest plugins the judge does without (one session per submission: their cost adds up). The
 # exception plugins collect garbage at the end of each session to find exceptions raised in
 # __del__ or threads, half of an empty session's time; the checks are trusted code that starts
@@ -45,6 +48,8 @@ def _message(excinfo) -> tuple:
         return "error", f"your code raised {error}" if type(error) is ProbeError else str(error)
     if isinstance(error, MalformedReply):
         return "failed", str(error)
+    if isinstance(error, NotPublic):
+        return "unchecked", "not checked here: this check needs the grader's reference (grading checks it)"
     if isinstance(error, AssertionError):
         text = str(error).split("\nassert ")[0].strip() or "a check failed"
         return "failed", text

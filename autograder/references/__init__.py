@@ -1,0 +1,183 @@
+"""The reference computations of the checks: the grader's side only, never in the student bundle.
+
+Whatever a check computes that would answer a task (a backward pass, a loss, an optimizer's
+step, a recurrent state) lives in `autograder/references/<notebook>.py`, not in the check. A
+check reaches it through a proxy:
+
+    from autograder import references
+    ref = references.of(__name__)            # at the top of autograder/checks/<notebook>.py
+    ...
+    expected = ref.gradients(activation, params, x, y)
+    hint = ref.hint.sigmoid_of_minus(z)      # only used to word a message (see below)
+
+When grading, and in the repository, `ref.f(...)` calls `f` of the reference module. In the
+student bundle the reference modules are absent: `ref` replays the **public cases**, the values
+these calls returned for the public seed, recorded when the bundle was built (`record`) and
+shipped as `autograder/public_cases/<notebook>.json`. A call is looked up by its function's name
+and its arguments, so the self-check gives the verdicts that grading with the public seed gives,
+without the code that computed them.
+
+Rules for a reference function:
+- it is pure: its result depends on its arguments only;
+- its arguments and its result are plain data (`protocol`: numbers, strings, lists, string-keyed
+  dicts, numeric arrays); tuples come back as lists, in every mode alike;
+- its arguments come from the check's own inputs (the rng, the public cases), never from a
+  student's reply: a call on a reply's values could not be recorded for every student. Where a
+  check must recompute from the student's own values, it does so with dp's public API, which
+  the bundle has anyway, or checks a property of the reply instead of recomputing it.
+
+`ref.hint.f(...)` is for calls whose only use is to word a message (a diagnosis: "your gradient
+is sigmoid(-x)'s"). In the bundle, a hint that was not recorded returns None instead of
+failing; a check must then word its message without it. A plain `ref.f(...)` that was not
+recorded raises `NotPublic`, which the self-check reports as "checked when graded".
+
+Arguments are matched as float32 (and exact integers), so a last-bit difference between the
+student's NumPy and the instructor's, in a value the check computed before the call, still finds
+its case.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .. import protocol
+
+CASES = Path(__file__).resolve().parent.parent / "public_cases"
+_recording: dict | None = None      # {notebook: {key: encoded result}} while `record` runs
+_replaying: dict = {}               # {notebook: {key: encoded result}} forced by `replay`
+
+
+class NotPublic(Exception):
+    """A reference value the public cases do not hold: grading checks it, the self-check cannot."""
+
+
+def _canonical(value, out: list) -> None:
+    """Append a canonical byte form of plain data `value` to `out` (floats as float32)."""
+    if value is None or isinstance(value, (bool, str)):
+        out.append(repr(value).encode())
+    elif isinstance(value, (int, np.integer)):
+        out.append(b"i%d" % int(value))
+    elif isinstance(value, (float, np.floating)):
+        out.append(b"f" + np.float32(value).tobytes())
+    elif isinstance(value, np.ndarray):
+        array = value
+        if array.dtype.kind == "f":
+            array = array.astype(np.float32)
+        elif array.dtype.kind not in "biu":
+            raise TypeError(f"an array of dtype {value.dtype} is not a reference argument")
+        out.append(b"a%s%r" % (array.dtype.str.encode(), array.shape))
+        out.append(np.ascontiguousarray(array).tobytes())
+    elif isinstance(value, (list, tuple)):
+        out.append(b"[%d" % len(value))
+        for item in value:
+            _canonical(item, out)
+    elif isinstance(value, dict):
+        out.append(b"{%d" % len(value))
+        for key in sorted(value):
+            if not isinstance(key, str):
+                raise TypeError("a reference argument's dict keys must be strings")
+            _canonical(key, out)
+            _canonical(value[key], out)
+    else:
+        raise TypeError(f"a {type(value).__name__} is not a reference argument (plain data only)")
+
+
+def key(function: str, args: tuple, kwargs: dict) -> str:
+    """The public-case key of the call `function(*args, **kwargs)`."""
+    parts = [function.encode()]
+    _canonical(list(args), parts)
+    _canonical(dict(kwargs), parts)
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:32]
+
+
+def _notebook(module_name: str) -> str:
+    return module_name.rsplit(".", 1)[-1]
+
+
+def _cases(notebook: str) -> dict:
+    if notebook in _replaying:
+        return _replaying[notebook]
+    path = CASES / f"{notebook}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+
+
+def _module(notebook: str):
+    """The reference module, or None where it is absent (the student bundle) or replay is forced."""
+    if notebook in _replaying:
+        return None
+    try:
+        return importlib.import_module(f"{__name__}.{notebook}")
+    except ModuleNotFoundError as error:
+        if error.name != f"{__name__}.{notebook}":
+            raise
+        return None
+
+
+class _Calls:
+    def __init__(self, notebook: str, hint: bool):
+        self._notebook, self._hint = notebook, hint
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        notebook, hint = self._notebook, self._hint
+
+        def call(*args, **kwargs):
+            case = key(name, args, kwargs)
+            module = _module(notebook)
+            if module is None:
+                cases = _cases(notebook)
+                if case not in cases:
+                    if hint:
+                        return None
+                    raise NotPublic(f"{notebook}.{name}: no public case for these inputs")
+                return protocol.decode(cases[case])
+            encoded = protocol.encode(getattr(module, name)(*args, **kwargs))
+            if _recording is not None:
+                _recording.setdefault(notebook, {})[case] = encoded
+            return protocol.decode(encoded)     # what a replay would return, in every mode
+
+        call.__name__ = name
+        return call
+
+
+class _Proxy(_Calls):
+    def __init__(self, notebook: str):
+        super().__init__(notebook, hint=False)
+        self.hint = _Calls(notebook, hint=True)
+
+
+def of(module_name: str) -> _Proxy:
+    """The references of the checks module `module_name` (pass `__name__`)."""
+    return _Proxy(_notebook(module_name))
+
+
+@contextlib.contextmanager
+def record():
+    """Collect {notebook: {key: encoded result}} of every reference call made inside."""
+    global _recording
+    saved, _recording = _recording, {}
+    try:
+        yield _recording
+    finally:
+        _recording = saved
+
+
+@contextlib.contextmanager
+def replay(cases: dict):
+    """Answer the calls of each notebook in `cases` from those cases alone, as the bundle would."""
+    saved = dict(_replaying)
+    _replaying.update(cases)
+    try:
+        yield
+    finally:
+        _replaying.clear()
+        _replaying.update(saved)
