@@ -32,7 +32,7 @@ from pathlib import Path
 
 import nbformat
 
-from .course import CourseError, load_course
+from .course import PACKAGE, CourseError, load_course
 
 COURSE_ID = "dp-courseware"
 NBGRADER_SCHEMA = 3
@@ -474,6 +474,9 @@ def build(root: Path, check: bool = False, log=print) -> list[str]:
     root = Path(root).resolve()
     start = time.perf_counter()
     outputs, kept, problems = _generate(root, log)
+    if root == PACKAGE.parent:     # the checks and probes are this package's: they must fit
+        from .judge import preflight
+        problems += preflight(_tasks_by_assignment(root))
     committed = _committed(root)
     extra = [rel for rel in committed if rel not in outputs and rel not in kept]
 

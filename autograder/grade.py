@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import executors, report, seal
 from .course import ROOT, CourseError, load_course
-from .judge import run_checks
+from .judge import preflight, run_checks
 from .notebook import (NotebookError, code_cells, grade_ids, read_notebook, scan_imports,
                        source_of)
 from .sandbox import ProbeError, Sandbox
@@ -386,14 +386,15 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     course = load_course(course_path)
     if assignment is not None:
         course.assignment(assignment)
+    submissions = discover(paths, course, assignment)
+    if submissions and all(s.assignment_id == UNIDENTIFIED for s in submissions):
+        raise CourseError(submissions[0].message)     # nothing else to grade (`check x.ipynb`)
+    _preflight(course, {s.assignment_id for s in submissions})
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     out.chmod(report.DIR_MODE)   # the grader's and its group's (the instructors): not the submissions'
     for stale in out.rglob(".*.tmp"):       # an interrupted run's unfinished write
         stale.unlink(missing_ok=True)
-    submissions = discover(paths, course, assignment)
-    if submissions and all(s.assignment_id == UNIDENTIFIED for s in submissions):
-        raise CourseError(submissions[0].message)     # nothing else to grade (`check x.ipynb`)
     keys = {(s.student, s.assignment_id) for s in submissions}
     digest = course_digest(course)
     todo = [s for s in submissions if s.status == "graded" and not _up_to_date(out, s, digest)]
@@ -431,6 +432,16 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
                if (r["student"], r["assignment"]) in keys] if submissions else []
     report.write_grades_csv(out, report.load_results(out), course)
     return results
+
+
+def _preflight(course, assignment_ids) -> None:
+    """Stop before anyone is graded when the course cannot grade these assignments (a typo in
+    course.toml or in the checks): the instructor's problem, not the students' zeros."""
+    problems = preflight([a for a in course.assignments if a.id in assignment_ids])
+    if problems:
+        raise CourseError("\n".join(problems) + "\nnothing was graded: fix course.toml or the "
+                          "checks, then run again (`python -m autograder build --check` finds the "
+                          "same problems)")
 
 
 class _Lines:

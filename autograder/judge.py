@@ -92,7 +92,7 @@ class JudgePlugin:
         task_ids = {t.id for t in self._assignment.tasks}
         keep = []
         for item in items:
-            marks = [m.args[0] for m in item.iter_markers("task") if m.args]
+            marks = _task_marks(item)
             if len(marks) != 1 or marks[0] not in task_ids:
                 self.problems.append(f"check {item.name} must be marked with exactly one task "
                                      f"of {sorted(task_ids)}, has {marks}")
@@ -120,6 +120,18 @@ class JudgePlugin:
                                   self._metrics.get(item.nodeid, {})))
 
 
+def _task_marks(item) -> list:
+    return [m.args[0] for m in item.iter_markers("task") if m.args]
+
+
+def _pytest_args(paths) -> list:
+    args = [*map(str, paths), "-c", str(PACKAGE / "checks" / "pytest.ini"),
+            "--rootdir", str(PACKAGE / "checks"), "--import-mode=importlib", "-s", "-W", "ignore"]
+    for unneeded in UNNEEDED_PLUGINS:
+        args += ["-p", f"no:{unneeded}"]
+    return args
+
+
 @contextlib.contextmanager
 def _quiet_pytest():
     saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
@@ -137,12 +149,8 @@ def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
     """Run the checks; return one result per task of `assignment` (or of `tasks`):
     {"id", "points", "max_points", "status", "message", "metrics", "checks"}."""
     plugin = JudgePlugin(submission, assignment, seed, public, tasks)
-    args = [str(assignment.checks_path), "-c", str(PACKAGE / "checks" / "pytest.ini"),
-            "--rootdir", str(PACKAGE / "checks"), "--import-mode=importlib", "-s", "-W", "ignore"]
-    for unneeded in UNNEEDED_PLUGINS:
-        args += ["-p", f"no:{unneeded}"]
     with _quiet_pytest():
-        code = pytest.main(args, plugins=[plugin])
+        code = pytest.main(_pytest_args([assignment.checks_path]), plugins=[plugin])
     if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         plugin.problems.append(f"pytest exited with {code!r}")
     if plugin.problems:
@@ -165,3 +173,75 @@ def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
                         "message": message, "metrics": metrics,
                         "checks": [{"name": o[1], "status": o[2], "message": o[3]} for o in mine]})
     return results
+
+
+class _Collector:
+    """Collects the checks' task marks, per check file, and runs none of them."""
+
+    def __init__(self):
+        self.marks, self.errors = {}, {}     # {path: [(check, [tasks])]}, {path: error}
+
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            self.marks.setdefault(str(item.path), []).append((item.name, _task_marks(item)))
+        items[:] = []
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            lines = [line for line in report.longreprtext.splitlines() if line.startswith("E ")]
+            self.errors[report.nodeid] = (lines[-1][1:].strip() if lines else
+                                          report.longreprtext.strip().splitlines()[-1])
+
+
+def preflight(assignments) -> list:
+    """What stops `assignments` (from course.toml) from being graded at all, one line each:
+    no checks or probes for its notebook, checks that cannot be imported, a task with no check,
+    a check marked with no task of the assignment. Empty when all is well. The instructor's
+    problems, found before any student is graded (`grade`, `check`, `build --check`)."""
+    import difflib
+    problems, present = [], []
+    for a in assignments:
+        missing = [f"{kind} ({path.relative_to(PACKAGE.parent)})"
+                   for kind, path in (("checks", a.checks_path),
+                                      ("probes", PACKAGE / "probes" / f"{a.notebook}.py"))
+                   if not path.is_file()]
+        if missing:
+            near = difflib.get_close_matches(a.notebook, [p.stem for p in (PACKAGE / "checks").glob("*.py")], n=1)
+            problems.append(f"course.toml: assignment {a.id!r}: notebook = {a.notebook!r} has no "
+                            + " and no ".join(missing)
+                            + (f"; did you mean {near[0]!r}?" if near else ""))
+        else:
+            present.append(a)
+    if not present:
+        return problems
+    collector = _Collector()
+    with _quiet_pytest():
+        pytest.main(_pytest_args([a.checks_path for a in present]), plugins=[collector])
+    for a in present:
+        where = a.checks_path.relative_to(PACKAGE.parent)
+        errors = [e for node, e in collector.errors.items() if node.endswith(a.checks_path.name)]
+        if errors:
+            problems.append(f"{where} cannot be imported: {errors[0]}")
+            continue
+        marks = collector.marks.get(str(a.checks_path), [])
+        tasks = [t.id for t in a.tasks]
+        unmarked = [name for name, found in marks if len(found) != 1]
+        graded = {}
+        for name, found in marks:
+            if len(found) == 1:
+                graded[found[0]] = graded.get(found[0], 0) + 1
+        unknown = [task for task in graded if task not in tasks]
+        said = []
+        for task in tasks:
+            if task not in graded:
+                near = difflib.get_close_matches(task, unknown, n=1)
+                said += near
+                problems.append(f"course.toml: assignment {a.id!r}: task {task!r} has no check in "
+                                f"{where}" + (f"; did you mean {near[0]!r} (the task of "
+                                              f"{graded[near[0]]} check(s) there)?" if near else ""))
+        problems += [f"{where}: {graded[task]} check(s) grade task {task!r}, which assignment "
+                     f"{a.id!r} does not have in course.toml" for task in unknown if task not in said]
+        if unmarked:
+            problems.append(f"{where}: {len(unmarked)} check(s) not marked with exactly one task "
+                            f"(@pytest.mark.task(\"<task id>\")): {', '.join(unmarked[:5])}")
+    return problems

@@ -232,16 +232,45 @@ def test_malformed_structure_is_a_notebook_error_naming_it(tmp_path, change, mes
         read_notebook(path)
 
 
-def test_broken_checks_stop_the_run_instead_of_blaming_the_students(tmp_path):
-    """The instructor's error is not one submission's: a task id that the checks do not know
-    stops the run, and no student gets a result for it."""
-    course = (ROOT / "course.toml").read_text().replace('id = "scalar_arithmetic"', 'id = "scalar_arithmetik"')
-    (tmp_path / "course.toml").write_text(course)
-    submit(tmp_path / "submitted", "honest")
-    run = autograder("--course", tmp_path / "course.toml", "grade", tmp_path / "submitted",
-                     "--out", tmp_path / "out", "--jobs", "1", "--quiet")
-    assert run.returncode != 0 and "01_scalar_autodiff" in run.stderr, run.stderr[-2000:]
-    assert not list((tmp_path / "out").rglob("*.json"))
+@pytest.mark.parametrize("typo, first_line", [
+    (('id = "scalar_arithmetic"', 'id = "scalar_arithmetik"'),
+     "error: course.toml: assignment '01_scalar_autodiff': task 'scalar_arithmetik' has no check "
+     "in autograder/checks/scalar_autodiff.py; did you mean 'scalar_arithmetic' (the task of 13 "
+     "check(s) there)?"),
+    (('notebook = "scalar_autodiff"', 'notebook = "scalar_autodif"'),
+     "error: course.toml: assignment '01_scalar_autodiff': notebook = 'scalar_autodif' has no checks "
+     "(autograder/checks/scalar_autodif.py) and no probes (autograder/probes/scalar_autodif.py); "
+     "did you mean 'scalar_autodiff'?"),
+])
+@pytest.mark.parametrize("command", ["grade", "check"])
+def test_a_typo_in_the_course_stops_before_grading_anyone_in_two_lines(tmp_path, typo, first_line,
+                                                                        command):
+    """The instructor's error is not the students': a task id that the checks do not know, or a
+    notebook with no checks, stops `grade` and `check` before anyone is graded (no output folder,
+    no zeros), in two lines; `build --check` finds the same."""
+    course = (ROOT / "course.toml").read_text()
+    assert course.count(typo[0]) == 1
+    (tmp_path / "course.toml").write_text(course.replace(*typo))
+    notebook = submit(tmp_path / "submitted", "honest")
+    given = ["grade", tmp_path / "submitted", "--out", tmp_path / "out", "--jobs", "1"] \
+        if command == "grade" else ["check", notebook]
+    run = autograder("--course", tmp_path / "course.toml", *given)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert run.stderr.splitlines() == [
+        first_line, "nothing was graded: fix course.toml or the checks, then run again "
+                    "(`python -m autograder build --check` finds the same problems)"], run.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_build_check_runs_the_same_preflight(monkeypatch):
+    import dataclasses
+    from autograder import build, judge
+    broken = [dataclasses.replace(a, notebook="scalar_autodif") if a.id == A else a
+              for a in COURSE.assignments]
+    monkeypatch.setattr(build, "_tasks_by_assignment", lambda root: broken)
+    monkeypatch.setattr(build, "_generate", lambda root, log: ({}, set(), []))
+    monkeypatch.setattr(build, "_committed", lambda root: {})
+    assert build.build(ROOT, check=True, log=lambda *_: None) == judge.preflight(broken) != []
 
 
 def test_check_of_one_unidentifiable_notebook_says_what_to_do(graded):
