@@ -13,7 +13,7 @@ def _grade(args):
     results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
                         course_path=args.course, progress=not args.quiet,
                         executor=args.executor, scheduler=args.scheduler,
-                        isolation=not args.no_isolation)
+                        isolation=not args.no_isolation, wide=args.wide)
     print(report.table(results))
     if args.no_isolation:
         print(f"\n{NO_ISOLATION_WARNING}")
@@ -22,7 +22,9 @@ def _grade(args):
         from .course import load_course
         from .gradebook import write_grades
         count = write_grades(results, args.gradebook, load_course(args.course))
-        print(f"gradebook: {count} submission(s) written to {args.gradebook}")
+        skipped = f" ({len(results) - count} row(s) without a submission skipped)" \
+            if count < len(results) else ""
+        print(f"gradebook: {count} submission(s) written to {args.gradebook}{skipped}")
     return 0
 
 
@@ -87,6 +89,9 @@ def main(argv=None) -> int:
     grade.add_argument("--jobs", type=int, default=None, help="parallel submissions (default: all cores)")
     grade.add_argument("--assignment", help="assignment id, when it cannot be told from the files")
     grade.add_argument("--quiet", action="store_true", help="no progress bar")
+    grade.add_argument("--wide", action="store_true",
+                       help="write grades.csv wide, as LMS imports expect: one row per student, "
+                            "one column per assignment (its score; empty when not submitted)")
     grade.add_argument("--executor", choices=["local", "dask"], default="local",
                        help="local processes (default), or Dask: a LocalCluster of --jobs workers, "
                             "or the cluster at --scheduler (see docs/SCALING.md)")

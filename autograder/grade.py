@@ -373,12 +373,13 @@ def _grade_job(submission, course_path, out, seed, sealed=True):
 
 
 def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True,
-              executor="local", scheduler=None, isolation=True) -> list:
+              executor="local", scheduler=None, isolation=True, wide=False) -> list:
     """Grade every submission under `paths` into `out`; returns all results in `out`.
     `jobs`: submissions graded at once (default: all cores); `executor`: "local" (processes
     here) or "dask" (a Dask LocalCluster of `jobs` workers, or the cluster at `scheduler`).
     `isolation`: False only for trusted work (--no-isolation); otherwise submissions are
-    sealed (autograder.seal), and nothing is graded where they cannot be."""
+    sealed (autograder.seal), and nothing is graded where they cannot be. `wide`: grades.csv
+    with one row per student and a column per assignment (report.write_grades_csv)."""
     from tqdm.auto import tqdm
     if isolation:
         seal.require()
@@ -430,7 +431,7 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     bar.close()
     results = [r for r in report.load_results(out)
                if (r["student"], r["assignment"]) in keys] if submissions else []
-    report.write_grades_csv(out, report.load_results(out), course)
+    report.write_grades_csv(out, report.load_results(out), course, wide=wide)
     return results
 
 

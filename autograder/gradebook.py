@@ -56,13 +56,22 @@ def _assignment_in(gb, assignment):
                           f"(python -m autograder nbgrader-course)")
 
 
+def submitted(result, course) -> bool:
+    """Whether `result` is a submission of a course assignment: not a `missing` row (nothing was
+    submitted: nbgrader has no submission either) nor a notebook whose assignment could not be
+    told. A notebook that could not be graded (status `error`) is a submission, worth 0."""
+    return (result.get("status", "graded") != "missing"
+            and result["assignment"] in {a.id for a in course.assignments})
+
+
 def write_grades(results, url: str, course, course_id: str = COURSE_ID) -> int:
     """Write `results` (as `grade_all` returns them) into the gradebook at `url`; returns how
-    many submissions were written. Existing grades of the same tasks are replaced; a grade
-    that an instructor set by hand (manual score) is kept, as nbgrader does."""
+    many submissions were written (the `submitted` ones: others are skipped). Existing grades
+    of the same tasks are replaced; a grade that an instructor set by hand (manual score) is
+    kept, as nbgrader does."""
     count = 0
     with open_gradebook(url, course_id) as gb:
-        for result in results:
+        for result in (r for r in results if submitted(r, course)):
             assignment = course.assignment(result["assignment"])
             _assignment_in(gb, assignment)
             gb.update_or_create_student(result["student"])

@@ -187,14 +187,18 @@ def test_progress_in_a_log_is_lines_not_frames(graded):
     assert stderr.count("grading:") <= 11
 
 
-def test_a_wide_grades_csv_has_a_column_per_assignment(graded, tmp_path):
-    results = report.load_results(graded[1])
-    report.write_grades_csv(tmp_path, results, COURSE, wide=True)
-    rows = list(csv.reader((tmp_path / "grades.csv").open()))
-    assert rows[0] == ["student", A]
-    wide = {r[0]: r[1] for r in rows[1:]}
-    assert wide["honest1"] == "10" and wide["empty_student"] == "" and wide["metadata_list"] == "0"
-    assert len(rows) == 1 + len({r["student"] for r in results})
+def test_grade_wide_writes_a_row_per_student_and_a_column_per_assignment(graded, tmp_path):
+    """`grade --wide`, as an LMS import wants it (here on a copy of the run: it resumes)."""
+    top, out, _ = graded
+    shutil.copytree(out, tmp_path / "out")
+    run = autograder("grade", top / "submitted", top / "loose", "--out", tmp_path / "out",
+                     "--jobs", "1", "--quiet", "--wide")
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = list(csv.reader((tmp_path / "out" / "grades.csv").open()))
+    assert rows[0] == ["student", A]        # the assignments of the input, in course.toml's order
+    wide = {r[0]: r[1:] for r in rows[1:]}
+    assert wide["honest1"] == ["10"] and wide["empty_student"] == [""] and wide["metadata_list"] == ["0"]
+    assert len(rows) == 1 + len({r["student"] for r in report.load_results(out)})
 
 
 # -- the caps and the text cleaning, on their own (no sandbox) ---------------------------------

@@ -263,6 +263,22 @@ def test_gradebook_gets_assignments_nbgrader_has_not_seen(tmp_path):
         assert len(gb.assignment_submissions(ASSIGNMENT)) == 1
 
 
+def test_rows_without_a_submission_are_not_written_into_the_gradebook(tmp_path):
+    """`grade` gives every student a row; nbgrader's gradebook gets only submissions: a missing
+    notebook and an unidentified loose one are skipped, a notebook that could not be graded is
+    written, worth 0."""
+    from autograder.gradebook import write_grades
+    tasks = [{"id": t.id, "points": 0.0} for t in COURSE.assignment(ASSIGNMENT).tasks]
+    rows = [{"student": "erin", "assignment": ASSIGNMENT, "status": "missing", "tasks": tasks},
+            {"student": "mystery", "assignment": "unidentified", "status": "error", "tasks": []},
+            {"student": "fred", "assignment": ASSIGNMENT, "status": "error", "tasks": tasks}]
+    url = f"sqlite:///{tmp_path / 'rows.db'}"
+    assert write_grades(rows, url, COURSE) == 1
+    with open_gradebook(url) as gb:
+        assert [s.student.id for s in gb.assignment_submissions(ASSIGNMENT)] == ["fred"]
+        assert gb.find_submission(ASSIGNMENT, "fred").score == 0.0
+
+
 def test_verdicts_become_nbgrader_scores_partial_credit_included():
     """apply_result's outputs, scored by nbgrader's own determine_grade (what SaveAutoGrades
     records): full, partial, none, a grade cell that is no task, and a deleted grade cell."""
