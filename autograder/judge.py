@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 import zlib
 
 import numpy as np
@@ -26,6 +27,7 @@ import pytest
 
 from .course import PACKAGE
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout
+from .exercise import missing_name
 from .references import NotPublic
 from .replies import MalformedReply, Validated
 
@@ -40,10 +42,20 @@ UNNEEDED_PLUGINS = ("cacheprovider", "terminal", "stepwise", "unraisableexceptio
                     "threadexception", "faulthandler")
 
 
-def _message(excinfo) -> tuple:
+# A probe's lookup of a name in the notebook's namespace failed: a KeyError raised outside the
+# student's code (which would have said its cell or function), maybe with what was being done.
+_LOOKUP = re.compile(r"KeyError: '(?P<name>[A-Za-z_]\w*)'(?P<doing>, .*)?", re.S)
+
+
+def _message(excinfo, assignment=None) -> tuple:
     error = excinfo.value
     if isinstance(error, SubmissionTimeout):
         return "timeout", str(error)
+    if type(error) is ProbeError and assignment is not None and (
+            lookup := _LOOKUP.fullmatch(str(error))):
+        missing = missing_name(lookup["name"], assignment.exercise_path())
+        if missing:
+            return "error", missing + (lookup["doing"] or "")
     if isinstance(error, (SubmissionCrashed, ProbeError)):
         return "error", f"your code raised {error}" if type(error) is ProbeError else str(error)
     if isinstance(error, MalformedReply):
@@ -115,7 +127,7 @@ class JudgePlugin:
             if call.excinfo.errisinstance(pytest.skip.Exception):
                 self.outcomes.append((item.task_id, item.name, "skipped", "", {}))
                 return
-            status, message = _message(call.excinfo)
+            status, message = _message(call.excinfo, self._assignment)
             self.outcomes.append((item.task_id, item.name, status, message,
                                   self._metrics.get(item.nodeid, {})))
 

@@ -1,0 +1,52 @@
+"""What students and instructors read: the messages of issue 16 (a missing function, where an
+error happened, the feedback page), each on the notebook that provokes it."""
+import pytest
+
+from autograder import report
+from tests.grading import (COURSE, grade_source, mutate, notebook_from_source, run_in_process,
+                           solution_source)
+
+A = "01_scalar_autodiff"
+RENAMED = ("def numerical_gradient(f, x: float, eps: float = 1e-6) -> float:",
+           "def numeric_gradient(f, x: float, eps: float = 1e-6) -> float:")
+MISSING = ("the notebook defines no function `numerical_gradient`; the exercise asks for it in "
+           "section “Part 4: numerical gradient” (keep the name and the signature that the "
+           "exercise gives: the checks call it)")
+
+
+@pytest.fixture(scope="module")
+def renamed(tmp_path_factory):
+    """01's solution with numerical_gradient renamed, graded as `grade` does."""
+    return grade_source(mutate(solution_source(A), *RENAMED), A, tmp_path_factory.mktemp("renamed"))
+
+
+def test_a_renamed_function_is_named_with_its_section_when_graded(renamed):
+    task = {t["id"]: t for t in renamed["tasks"]}["numerical_gradient"]
+    assert task["status"] == "error" and task["points"] == 0
+    assert task["message"].startswith(MISSING), task["message"]
+    assert "KeyError" not in task["message"]
+
+
+def test_a_renamed_function_is_named_with_its_section_by_the_self_check(tmp_path, monkeypatch, capsys):
+    path = notebook_from_source(mutate(solution_source(A), *RENAMED), tmp_path / "renamed.ipynb")
+    error, printed = run_in_process(path, monkeypatch, capsys)["tasks"]["numerical_gradient"]
+    assert error is not None and MISSING in printed, printed
+    assert "KeyError" not in printed
+
+
+def test_a_key_error_of_the_students_own_code_is_still_theirs():
+    """Only a probe's failed lookup of a name that the exercise defines is rewritten."""
+    from autograder.judge import _message
+    from autograder.errors import ProbeError
+
+    class Info:
+        def __init__(self, error):
+            self.value = error
+    assignment = COURSE.assignment(A)
+    for text in ("KeyError: 'numerical_gradient' (cell 9, line 3)", "KeyError: 'W1'",
+                 "KeyError: 'not_in_the_exercise'"):
+        assert _message(Info(ProbeError(text)), assignment) == ("error", f"your code raised {text}")
+    assert _message(Info(ProbeError("KeyError: 'Scalar', computing a + b")), assignment)[1] == (
+        "the notebook defines no class `Scalar`; the exercise asks for it in section “Part 1: "
+        "arithmetic” (keep the name and the signature that the exercise gives: the checks call "
+        "it), computing a + b")
