@@ -1,7 +1,8 @@
 """Notebook 12, recurrent networks: the solution earns full marks, the exercise earns nothing, its
-check cells pass on the solution and fail readably on the exercise; and the grader's references
+check cells pass on the solution and fail readably on the exercise; a predict that computes the
+answer without a trained network earns nothing on sequence_task; and the grader's references
 agree with each other (dp's unrolled graph, central differences) and with the notebook (the
-adding problem's distribution)."""
+adding problem's distribution, the SequenceModel's forward pass)."""
 from __future__ import annotations
 
 import jupytext
@@ -9,9 +10,11 @@ import numpy as np
 import pytest
 
 import dp
-from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks,
-                           forbidden_imports_of_probes, grade_notebook, load_checks,
-                           notebook_tests, notebooks_fixture, solution_source)
+from autograder.references import recurrent_networks as reference
+from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks, explain,
+                           forbidden_imports_of_probes, full_marks, grade_notebook, grade_source,
+                           load_checks, mutate, notebook_tests, notebooks_fixture, points,
+                           solution_source)
 
 ASSIGNMENT = "12_recurrent_networks"
 checks = load_checks(ASSIGNMENT)
@@ -26,11 +29,38 @@ def test_solution_earns_full_marks(notebooks):
     assert metrics["bptt_gradients"]["rel_error_vs_unrolled"] < 1e-12, metrics
     assert metrics["bptt_gradients"]["rel_error_vs_numerical"] < 1e-5, metrics
     assert metrics["sequence_task"]["mse"] < 0.5 * THRESHOLD, metrics
+    assert metrics["sequence_task"]["mse_of_the_trained_parameters"] < 0.5 * THRESHOLD, metrics
 
 
 (test_exercise_earns_nothing, test_check_cells_pass_on_the_solution,
  test_check_cells_fail_readably_on_the_exercise) = notebook_tests(ASSIGNMENT,
                                                                   **STUBS_FAIL_EVERYWHERE)
+
+
+def forged_source() -> str:
+    """Issue 14's forgery: predict returns the closed form, the sum of the marked values, and no
+    network is trained (the rest of the solution is honest)."""
+    source = mutate(solution_source(ASSIGNMENT),
+                    "return model.forward(sequences).value.reshape(-1)",
+                    "return (sequences[..., 0] * sequences[..., 1]).sum(axis=1)")
+    source = mutate(source, "_, loss_history, _ = optimizer.train(steps=1500, print_each=500, "
+                            "err_hist=True)", "loss_history = [1.0]")
+    return mutate(source, "_, settling, _ = optimizer.train(steps=500, print_each=500, "
+                          "err_hist=True)", "settling = [1.0]")
+
+
+def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path):
+    """Its predictions are perfect, so predict's own check passes; the grader's forward pass with
+    model's (untrained) parameters fails, and the task earns 0. The other tasks keep their points."""
+    result = grade_source(forged_source(), ASSIGNMENT, tmp_path, "forger")
+    assert points(result) == {**full_marks(ASSIGNMENT), "sequence_task": 0}, explain(result)
+    [task] = [t for t in result["tasks"] if t["id"] == "sequence_task"]
+    verdicts = {c["name"]: c["status"] for c in task["checks"]}
+    assert verdicts == {"test_the_adding_problem_is_learned": "passed",
+                        "test_the_trained_cell_solves_the_adding_problem": "failed"}, task
+    assert task["metrics"]["mse"] < 1e-20, task
+    assert task["metrics"]["mse_of_the_trained_parameters"] > THRESHOLD, task
+    assert task["message"].startswith("the grader's SequenceModel with model's trained parameters"), task
 
 
 # -- the grader's references -----------------------------------------------------------------------
@@ -39,13 +69,13 @@ def test_solution_earns_full_marks(notebooks):
 def test_the_unrolled_graph_agrees_with_central_differences(seed):
     x, params, h_init = checks.random_case(np.random.default_rng(seed), public=False)
     dH = np.random.default_rng(100 + seed).normal(size=(len(x),) + h_init.shape)
-    unrolled = checks.unrolled_gradients(x, params, h_init, dH)
-    numerical = checks.numerical_gradients(x, params, h_init, dH)
+    unrolled = reference.unrolled_gradients(x, params, h_init, dH)
+    numerical = reference.numerical_gradients(x, params, h_init, dH)
     for name, value in numerical.items():
         assert dp.relative_error(unrolled[name], value, checks.NUMERICAL_FLOOR).max() < 1e-6, name
     # the per-step gradients: the last one is the direct gradient, the others add the later steps
     np.testing.assert_allclose(unrolled["H"][-1], dH[-1])
-    correct = checks.mistaken_bptt(x, params, h_init, checks.reference_states(x, params, h_init),
+    correct = reference.mistaken_bptt(x, params, h_init, reference.states(x, params, h_init),
                                    dH, mistake=None)
     for name, value in unrolled.items():
         np.testing.assert_allclose(correct[name], value, rtol=1e-10, atol=1e-12)
@@ -54,11 +84,10 @@ def test_the_unrolled_graph_agrees_with_central_differences(seed):
 def test_every_named_mistake_is_caught():
     """Each mistake the messages can name gives gradients that the checks reject."""
     x, params, h_init = checks.random_case(np.random.default_rng(7), public=False, T=5)
-    H = checks.reference_states(x, params, h_init)
+    H = reference.states(x, params, h_init)
     dH = np.random.default_rng(8).normal(size=H.shape)
-    expected = checks.unrolled_gradients(x, params, h_init, dH)
-    for mistake in checks.MISTAKES:
-        wrong = checks.mistaken_bptt(x, params, h_init, H, dH, mistake)
+    expected = reference.unrolled_gradients(x, params, h_init, dH)
+    for mistake, wrong in reference.bptt_mistakes(x, params, h_init, H, dH, list(checks.MISTAKES)).items():
         worst = max(dp.relative_error(wrong[k], expected[k], checks.FLOOR).max() for k in expected)
         assert worst > 1e-2, mistake
 
@@ -77,6 +106,32 @@ def test_the_grader_draws_the_notebooks_adding_problem():
     np.testing.assert_array_equal(ours[1][:, 0], theirs[1])
     markers = theirs[0][:, :, 1]
     assert np.all(markers.sum(axis=1) == 2)          # exactly two marked steps per sequence
+
+
+def notebook_cells(*names) -> dict:
+    """A namespace with the solution cells that define `names` run in it."""
+    notebook = jupytext.reads(solution_source(ASSIGNMENT), fmt="py:percent")
+    namespace = {"np": np, "dp": dp, "Node": dp.Node}
+    for cell in notebook.cells:
+        if any(f"def {name}" in cell.source or f"class {name}" in cell.source for name in names):
+            exec(cell.source, namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("k", [16, 5])
+def test_the_graders_forward_pass_is_the_notebooks_sequence_model(k):
+    """reference.adding_predictions on a model's parameters gives that model's forward pass."""
+    notebook = notebook_cells("init_params", "rnn_forward", "SequenceModel", "adding_problem")
+    rng = np.random.default_rng(k)
+    model = notebook["SequenceModel"](k=k, seed=k)
+    model.set_param({"b": rng.normal(0, 0.3, (1, k)), "b_y": rng.normal(size=(1, 1))})
+    sequences, _ = notebook["adding_problem"](64, checks.T_ADD, rng)
+    with dp.no_grad():
+        theirs = model.forward(sequences).value.reshape(-1)
+    np.testing.assert_allclose(reference.adding_predictions(model.get_param(), sequences), theirs,
+                               rtol=1e-12, atol=1e-14)
+    assert set(model.get_param()) == set(checks.model_shapes(k))
+    assert {n: v.shape for n, v in model.get_param().items()} == checks.model_shapes(k)
 
 
 def test_probes_use_no_forbidden_import():

@@ -1,23 +1,28 @@
 """Checks of 12 recurrent networks: the unrolled forward pass, BPTT, and the adding problem.
 
 Sizes, sequences and parameters are drawn here from `rng` (other ones when grading than in the
-self-check), and every expected value is computed here:
+self-check); every expected value comes from the references (autograder/references/
+recurrent_networks.py, the grader's side only, replayed from public cases in the student bundle):
 - rnn_forward: the states of h_t = tanh(x_t W_x + h_{t-1} W_h + b) by a NumPy loop, and the
   gradients of dp's own unrolled graph, against dp's backprop through the student's graph;
 - bptt_gradients: the student's hand-written gradients against central differences of the NumPy
   forward pass and against dp's backprop through the explicitly unrolled graph, whose parameters
   are named leaves shared by every step;
-- sequence_task: the mean squared error of the student's predictions on new sequences of the
-  adding problem, whose targets never leave the grader.
+- sequence_task: the mean squared error on new sequences of the adding problem, whose targets
+  never leave the grader, of the student's predict, and of the grader's own forward pass of the
+  notebook's SequenceModel with the student's trained parameters (so that only a trained network
+  earns the task).
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import dp
+from autograder import references
 from autograder.checking import probe
-from dp import Node, relative_error
+from dp import relative_error
+
+ref = references.of(__name__)
 
 TOL, FLOOR = 1e-6, 1e-6                # exact computations: the same arithmetic up to rounding
 NUMERICAL_TOL, NUMERICAL_FLOOR = 1e-4, 1e-4     # central differences, eps = 1e-6
@@ -48,7 +53,7 @@ def compare(received, expected, what, metrics, tol=TOL, floor=FLOOR, candidates=
     return error
 
 
-# -- the grader's cases and references -------------------------------------------------------------
+# -- the grader's cases ---------------------------------------------------------------------------
 
 def sizes(rng, public) -> tuple:
     """(T, n, d, k): fixed in the self-check, drawn when grading."""
@@ -74,43 +79,6 @@ def describe(x, h_init=None) -> str:
     return f"{n} sequences of {T} steps with {d} features, {start}"
 
 
-def reference_states(x, params, h_init, feedback=True, activation=np.tanh) -> np.ndarray:
-    """(T, n, k): h_t = tanh(x_t W_x + h_{t-1} W_h + b), h_{-1} = h_init. (`feedback` and
-    `activation` only make the mistakes named in the messages.)"""
-    h, states = h_init, []
-    for x_t in x:
-        previous = h if feedback else h_init
-        h = activation(x_t @ params["W_x"] + previous @ params["W_h"] + params["b"])
-        states.append(h)
-    return np.stack(states)
-
-
-def unrolled_gradients(x, params, h_init, dH) -> dict:
-    """dp's backprop through the explicitly unrolled graph of L = sum_t sum(dH_t * h_t): the
-    parameters and h_init are named leaves shared by every step, and a zero leaf "state<t>" added
-    to each state gives dL/dh_t as well (under "H", shape (T, n, k))."""
-    leaves = {name: Node(params[name], name) for name in PARAMETERS}
-    h, loss = Node(h_init, "h_init"), 0
-    for t, x_t in enumerate(x):
-        a = Node(x_t).dot(leaves["W_x"]) + h.dot(leaves["W_h"]) + leaves["b"]
-        h = a.tanh() + Node(np.zeros(h_init.shape), f"state{t}")
-        loss = loss + (h * dH[t]).sum()
-    grads = loss.grad(1)
-    return {**{name: grads[name] for name in (*PARAMETERS, "h_init")},
-            "H": np.stack([grads[f"state{t}"] for t in range(len(x))])}
-
-
-def numerical_gradients(x, params, h_init, dH) -> dict:
-    """Central differences of L = sum_t sum(dH_t * h_t) for the parameters and h_init."""
-    arrays = {**params, "h_init": h_init}
-
-    def loss(name, value):
-        changed = {**arrays, name: value}
-        return float(np.sum(dH * reference_states(x, changed, changed["h_init"])))
-    return {name: dp.numerical_gradient(lambda v, name=name: loss(name, v), value.copy())
-            for name, value in arrays.items()}
-
-
 MISTAKES = {
     "tanh": "BPTT without the tanh derivative (1 - h_t^2)",
     "overwrite": "a gradient overwritten at every step instead of summed over the steps",
@@ -121,39 +89,21 @@ MISTAKES = {
 }
 
 
-def mistaken_bptt(x, params, h_init, H, dH, mistake) -> dict:
-    """BPTT in NumPy with one of the MISTAKES, for the messages only (the reference is dp)."""
-    W_h = params["W_h"]
-    grads = {name: np.zeros_like(params[name]) for name in PARAMETERS}
-    total, later = np.zeros_like(H), np.zeros_like(h_init)
-    steps = [len(x) - 1] if mistake == "last_step" else reversed(range(len(x)))
-    for t in steps:
-        dh = dH[t] + (0 if mistake == "no_delay" else later)
-        total[t] = dh
-        da = dh if mistake == "tanh" else dh * (1 - H[t] ** 2)
-        previous = H[t - 1] if t > 0 or mistake == "wrap" else h_init
-        shares = {"W_x": x[t].T @ da, "W_h": previous.T @ da, "b": da.sum(axis=0, keepdims=True)}
-        for name, share in shares.items():
-            grads[name] = share if mistake == "overwrite" else grads[name] + share
-        later = da @ (W_h if mistake == "untransposed" else W_h.T)
-    return {**grads, "h_init": later, "H": total}
-
-
 # -- rnn_forward -----------------------------------------------------------------------------------
 
-def forward_mistakes(x, params, h_init) -> dict:
-    start = np.zeros((x.shape[1], params["W_h"].shape[0])) if h_init is None else h_init
-    mistakes = {"no feedback: every step reads the initial state, not h_{t-1}":
-                reference_states(x, params, start, feedback=False),
-                "the cell without its tanh":
-                reference_states(x, params, start, activation=lambda a: a)}
-    if h_init is None:
-        mistakes["a start from ones: the delay node's default initial state is zeros"] = \
-            reference_states(x, params, np.ones_like(start))
-    else:
-        mistakes["a start from zeros: use h_init when it is given"] = \
-            reference_states(x, params, np.zeros_like(start))
-    return mistakes
+FORWARD_MISTAKES = {       # the mistakes of references.forward_mistakes, in words
+    "no_feedback": "no feedback: every step reads the initial state, not h_{t-1}",
+    "linear": "the cell without its tanh",
+    "ones": "a start from ones: the delay node's default initial state is zeros",
+    "zeros": "a start from zeros: use h_init when it is given",
+}
+
+
+def named(mistakes, words, part=None) -> dict:
+    """{words of a mistake: the value it gives (its `part`)}, for `compare`; empty where the
+    references gave no hint (a hint the bundle did not record is None)."""
+    return {words[m]: value if part is None else value[part]
+            for m, value in (mistakes or {}).items()}
 
 
 def check_states(submission, metrics, x, params, h_init=None):
@@ -171,8 +121,8 @@ def check_states(submission, metrics, x, params, h_init=None):
         f"rnn_forward on {where}: the states have shapes {out['shapes']}; expected ({steps}, {width}) each")
     assert "values" in out, f"rnn_forward on {where}: the states' values are missing from the reply"
     start = np.zeros((steps, width)) if h_init is None else h_init
-    compare(out["values"], reference_states(x, params, start), f"the states on {where}",
-            metrics, candidates=forward_mistakes(x, params, h_init))
+    compare(out["values"], ref.states(x, params, start), f"the states on {where}", metrics,
+            candidates=named(ref.hint.forward_mistakes(x, params, h_init), FORWARD_MISTAKES))
 
 
 @pytest.mark.task("rnn_forward")
@@ -203,7 +153,7 @@ def test_the_unrolled_graph_shares_the_parameters(submission, rng, public, metri
     assert "grads" in out, (
         f"rnn_forward on {where} did not return a list of T states of shape (n, k); see the "
         f"other checks")
-    expected = unrolled_gradients(x, params, h_init, upstream)
+    expected = ref.unrolled_gradients(x, params, h_init, upstream)
     missing = [name for name in (*PARAMETERS, "h_init") if name not in out["grads"]]
     assert not missing, (
         f"on {where}, the states do not depend on the leaves {missing} in dp's graph: build "
@@ -219,7 +169,7 @@ def test_the_unrolled_graph_shares_the_parameters(submission, rng, public, metri
 def bptt_case(submission, rng, public, T=None, last_state_only=False):
     """The inputs, the student's gradients, and the grader's unrolled-graph gradients."""
     x, params, h_init = random_case(rng, public, T)
-    H = reference_states(x, params, h_init)
+    H = ref.states(x, params, h_init)
     dH = rng.normal(size=H.shape)                   # random, not all ones
     if last_state_only:
         dH[:-1] = 0
@@ -228,10 +178,10 @@ def bptt_case(submission, rng, public, T=None, last_state_only=False):
     out = probe(submission, "bptt", f"in bptt on {where}", x=x, params=params, h_init=h_init,
                 H=H, dH=dH)
     assert out["type"] == "dict", f"bptt on {where} returned a {out['type']}, not a dict"
-    expected = unrolled_gradients(x, params, h_init, dH)
+    expected = ref.unrolled_gradients(x, params, h_init, dH)
     missing = sorted(set(expected) - set(out["grads"]))
     assert not missing, f"bptt on {where} returned no gradient for {missing}"
-    mistakes = {name: mistaken_bptt(x, params, h_init, H, dH, name) for name in MISTAKES}
+    mistakes = ref.hint.bptt_mistakes(x, params, h_init, H, dH, list(MISTAKES))
     return (x, params, h_init, dH), out["grads"], expected, where, mistakes
 
 
@@ -239,10 +189,9 @@ def compare_gradients(received, expected, where, metrics, against, mistakes, tol
                       floor=FLOOR, names=(*PARAMETERS, "h_init", "H")):
     worst = 0.0
     for name in names:
-        candidates = {MISTAKES[m]: value[name] for m, value in mistakes.items()}
         worst = max(worst, compare(received[name], expected[name],
                                    f"bptt's {name!r} on {where} (vs {against})", metrics, tol,
-                                   floor, candidates))
+                                   floor, named(mistakes, MISTAKES, name)))
     return worst
 
 
@@ -259,7 +208,7 @@ def test_bptt_matches_the_unrolled_graph(loss, submission, rng, public, metrics)
 def test_bptt_matches_central_differences(submission, rng, public, metrics):
     inputs, received, _, where, mistakes = bptt_case(submission, rng, public)
     metrics["rel_error_vs_numerical"] = compare_gradients(
-        received, numerical_gradients(*inputs), where, metrics, "central differences", mistakes,
+        received, ref.numerical_gradients(*inputs), where, metrics, "central differences", mistakes,
         NUMERICAL_TOL, NUMERICAL_FLOOR, names=(*PARAMETERS, "h_init"))
 
 
@@ -283,6 +232,18 @@ def adding_problem(n: int, T: int, rng) -> tuple:
     return np.stack([values, markers], axis=-1), (values * markers).sum(axis=1)
 
 
+def assert_learned(predicted, targets, what, assignment, metrics, metric) -> None:
+    """Assert that the mean squared error of `predicted` against `targets` reaches the threshold;
+    record it in metrics[metric]."""
+    mse = float(np.mean((predicted.reshape(-1) - targets) ** 2))
+    if np.isfinite(mse):
+        metrics[metric] = mse
+    threshold = assignment.thresholds.get("sequence_mse", SEQUENCE_MSE)
+    assert np.isfinite(mse) and mse <= threshold, (
+        f"{what}: mean squared error {mse:.4g}, above the {threshold} required (guessing the "
+        f"average scores about 0.167)")
+
+
 @pytest.mark.task("sequence_task")
 def test_the_adding_problem_is_learned(submission, rng, assignment, metrics):
     sequences, targets = adding_problem(2000, T_ADD, rng)
@@ -291,10 +252,42 @@ def test_the_adding_problem_is_learned(submission, rng, assignment, metrics):
     assert isinstance(predicted, np.ndarray) and predicted.size == targets.size, (
         f"{what} must return {targets.size} numbers, one per sequence; it returned "
         f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
-    mse = float(np.mean((predicted.reshape(-1) - targets) ** 2))
-    if np.isfinite(mse):
-        metrics["mse"] = mse
-    threshold = assignment.thresholds.get("sequence_mse", SEQUENCE_MSE)
-    assert np.isfinite(mse) and mse <= threshold, (
-        f"{what}: mean squared error {mse:.4g}, above the {threshold} required (guessing the "
-        f"average scores about 0.167)")
+    assert_learned(predicted, targets, what, assignment, metrics, "mse")
+
+
+MAX_UNITS = 256        # the widest cell the grader runs (the notebook's has 16 units)
+
+
+def model_shapes(k: int) -> dict:
+    """The shapes of SequenceModel's parameters for a cell of k units reading 2 numbers a step."""
+    return {"W_x": (2, k), "W_h": (k, k), "b": (1, k), "W_y": (k, 1), "b_y": (1, 1)}
+
+
+def trained_parameters(params: dict) -> dict:
+    """The trained model's parameters, checked against SequenceModel's names and shapes."""
+    shapes = {name: getattr(value, "shape", None) for name, value in params.items()}
+    W_h = shapes.get("W_h") or ()
+    k = W_h[0] if len(W_h) == 2 and 1 <= W_h[0] <= MAX_UNITS else None
+    assert k is not None and shapes == model_shapes(k), (
+        f"the grader predicts with its own SequenceModel from model's trained parameters, which "
+        f"must be those of a cell of k <= {MAX_UNITS} units and its readout, "
+        f"{model_shapes('k')}; model has {shapes}")
+    return params
+
+
+@pytest.mark.task("sequence_task")
+def test_the_trained_cell_solves_the_adding_problem(submission, rng, assignment, metrics):
+    """The trained `model` graded on its parameters: the grader's own forward pass of the
+    notebook's SequenceModel (the cell unrolled from zeros, a linear readout of the last state)
+    with model's parameters predicts new sequences. A predict that answers without a trained
+    network (the sum of the marked values, a lookup) earns nothing here.
+
+    The forward pass runs on the student's own trained parameters, which no public case can hold:
+    the self-check in the student bundle reports this check as unchecked, and grading checks it."""
+    sequences, targets = adding_problem(2000, T_ADD, rng)
+    params = trained_parameters(probe(submission, "parameters", "in model.get_param()"))
+    with np.errstate(all="ignore"):                 # parameters may overflow: an infinite error
+        predicted = ref.adding_predictions(params, sequences)
+    what = (f"the grader's SequenceModel with model's trained parameters, on {len(targets):,} new "
+            f"sequences of the adding problem")
+    assert_learned(predicted, targets, what, assignment, metrics, "mse_of_the_trained_parameters")

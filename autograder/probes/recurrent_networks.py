@@ -6,8 +6,9 @@ The tasks are probed apart, so that one mistake costs the points of one task:
   dp's engine through the graph the student's code built (task rnn_forward);
 - `bptt` calls bptt with the forward states that the grader computed, so it does not depend on
   the student's rnn_forward (task bptt_gradients);
-- `predict` returns the trained model's predictions; the targets stay with the grader
-  (task sequence_task).
+- `predict` returns the trained model's predictions, and `parameters` the trained model's
+  parameters, which the grader runs through its own forward pass; the targets stay with the
+  grader (task sequence_task).
 """
 import numpy as np
 
@@ -64,6 +65,11 @@ def predict(ns, sequences):
     return _plain(ns["predict"](_array(sequences)))
 
 
+def parameters(ns):
+    """The trained `model`'s parameters, model.get_param(): {name: array}."""
+    return {str(name): _plain(value) for name, value in ns["model"].get_param().items()}
+
+
 def _forward_reply(x, params, h_init=None, upstream=None):
     shapes = Items(Items(Number(integer=True), max_len=32), max_len=10 * len(x) + 10)
     values = AnyShape(x, *params.values()) if upstream is None else Array(np.shape(upstream), finite=False)
@@ -80,4 +86,7 @@ REPLIES = {
         {"type": "dict", "grads": Table(Plain(AnyShape(*params.values(), h_init)))},
         {"type": TypeName("dict")}),
     "predict": lambda sequences: Plain(AnyShape(range(len(sequences)))),
+    # SequenceModel's five parameters for a cell of at most 256 units (checked by name and shape
+    # in the check, which says what it expected); a few more names fit, to be named in its message
+    "parameters": Table(Plain(Array(None, finite=False, max_size=256 * 256)), max_len=20),
 }

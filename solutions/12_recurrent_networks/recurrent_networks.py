@@ -342,8 +342,14 @@ plt.show()
 # named nodes. It trains on the mean squared error with `dp.Adam`, which draws mini-batches of
 # sequences from the training set along the first axis, so `forward` receives the sequences
 # **batch first**, with shape $(n, T, 2)$. Write `SequenceModel.forward` with your `rnn_forward`,
-# and `predict(sequences)`, which returns the trained `model`'s predictions as $n$ numbers.
-# Gradients come from `dp`'s backprop through the unrolled graph, as in part 2.
+# starting from a zero state that `forward` passes as `h_init` itself, and `predict(sequences)`,
+# which returns the trained `model`'s predictions as $n$ numbers. Gradients come from `dp`'s
+# backprop through the unrolled graph, as in part 2.
+#
+# The grader grades the trained model on its **parameters**: it runs its own forward pass of this
+# architecture (the cell from $h_\text{init} = 0$, the readout of the last state) with `model`'s
+# parameters on new sequences, and it also checks what `predict` returns. So keep the architecture
+# and the parameters' names; the number of units is yours to choose.
 
 # %%
 T_ADD = 10                     # the length of the sequences, in training and in grading
@@ -376,10 +382,12 @@ class SequenceModel(dp.Model):
         self.b_y = Node(np.zeros((1, 1)), "b_y")
 
     def forward(self, sequences: np.ndarray) -> Node:
-        """sequences (n, T, 2), batch first -> the predictions y_hat, a Node of shape (n, 1)."""
+        """sequences (n, T, 2), batch first -> the predictions y_hat, a Node of shape (n, 1):
+        the cell unrolled from h_init = zeros (n, k), passed explicitly, and the readout of h_{T-1}."""
         ### BEGIN SOLUTION
         x = np.asarray(sequences, dtype=float).transpose(1, 0, 2)      # time first: (T, n, 2)
-        states = rnn_forward(x, {"W_x": self.W_x, "W_h": self.W_h, "b": self.b})
+        start = Node(np.zeros((x.shape[1], self.W_h.shape[0])))         # h_init = 0
+        states = rnn_forward(x, {"W_x": self.W_x, "W_h": self.W_h, "b": self.b}, start)
         return states[-1].dot(self.W_y) + self.b_y
         ### END SOLUTION
 
