@@ -94,7 +94,9 @@ class Optimizer:
             grads, loss = self.model.get_grad(*self.next_batch())
             if not math.isfinite(loss):
                 raise FloatingPointError(f"{type(self).__name__}.train: the loss became {loss} at "
-                                         f"step {i}; try a smaller learning rate")
+                                         f"step {i}; try a smaller learning rate, and look for a "
+                                         f"softmax or log that overflows (dp.cross_entropy takes the "
+                                         f"logits, stably) or inputs not scaled (pixels to [0, 1])")
             self.step(grads)
             loss_hist.append(loss)
             if err_hist:
