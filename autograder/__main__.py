@@ -58,6 +58,8 @@ def _check(args):
                             for k, v in task["metrics"].items())
         print(f"  {mark} {task['id']:<24} {task['points']:>4g}/{task['max_points']:<4g} "
               f"{task['status']:<8} {task['message'][:200]}{'  [' + metrics + ']' if metrics else ''}")
+    for error in result["cell_errors"]:
+        print(f"  error in {report.cell_place(error)}: {error['error'][:200]}")
     for flag in result["flags"]:
         print(f"  flag: {flag}")
     return 0

@@ -20,8 +20,8 @@ from pathlib import Path
 from . import executors, report, seal
 from .course import ROOT, CourseError, load_course
 from .judge import preflight, run_checks
-from .notebook import (NotebookError, code_cells, grade_ids, read_notebook, scan_imports,
-                       source_of)
+from .notebook import (NotebookError, cell_labels, code_cells, grade_ids, read_notebook,
+                       scan_imports, source_of)
 from .sandbox import ProbeError, Sandbox
 
 GRADER_VERSION = "1"
@@ -279,21 +279,23 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     if real not in (None, assignment.id):    # not graded: its grade would be meaningless
         return ungraded(submission, course, "error", f"this is the notebook of {real}, filed under "
                         f"{assignment.id}: submit it as {real}, and {assignment.id}'s notebook here"), []
-    cells = code_cells(notebook)
-    result["flags"] += scan_imports(cells, assignment.forbidden_imports) + notebook_flags(notebook, assignment)
+    cells, labels = code_cells(notebook), cell_labels(notebook)
+    result["flags"] += scan_imports(cells, assignment.forbidden_imports, labels) \
+        + notebook_flags(notebook, assignment)
     if not sealed:
         result["flags"].append("graded without isolation (--no-isolation): trusted work only")
     sandbox = Sandbox(cells, assignment, protect, sealed=sealed)
     try:
         sandbox.start()
-        result["cell_errors"] = sandbox.report.get("errors", [])[:50]
+        result["cell_errors"] = [dict(e, where=labels.get(e.get("cell"), f"cell {e.get('cell')}"))
+                                 for e in sandbox.report.get("errors", [])[:50] if isinstance(e, dict)]
         result["flags"] += [f"attempted: {a}" for a in sandbox.report.get("attempts", [])[:20]]
         if sandbox.report.get("tampered"):
             result["flags"].append("tampering: replaced " + ", ".join(map(str, sandbox.report["tampered"][:10])))
         result["isolation"] = sandbox.layers
         if seed is None:
             seed = grading_seed(course, submission.student, assignment.id)
-        result["tasks"] = run_checks(sandbox, assignment, seed)
+        result["tasks"] = [_located(task, labels) for task in run_checks(sandbox, assignment, seed)]
         try:
             figures = [base64.b64decode(p) for p in sandbox.probe("__figures__")[:10]
                        if isinstance(p, str)]
@@ -305,7 +307,21 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     finally:
         sandbox.close()
         result["output"] = sandbox.captured_output       # its end is kept (report.CAPS)
+        if sandbox.lost:
+            result["lost"] = sandbox.lost     # not the submission's doing: _grade_job grades again
     return _total(result), figures
+
+
+_CELL = re.compile(r"\(cell (\d+), line (\d+)\)")     # where the runner says the student's code raised
+
+
+def _located(task, labels) -> dict:
+    """`task` with "(cell 4, line 21)" in its messages (the runner's cell numbers, which count
+    markdown cells) said as the student finds it: "(the cell that begins “…”, line 21)"."""
+    def say(text):
+        return _CELL.sub(lambda m: f"({labels.get(int(m[1]), f'cell {m[1]}')}, line {m[2]})", text)
+    return dict(task, message=say(task["message"]),
+                checks=[dict(c, message=say(c["message"])) for c in task["checks"]])
 
 
 def notebook_flags(notebook, assignment) -> list:
@@ -369,7 +385,23 @@ def _grade_job(submission, course_path, out, seed, sealed=True):
     """The unit of work of every executor, here or on a Dask worker. The seed comes from the
     main process, so a worker needs neither AUTOGRADER_SECRET nor anything else but the
     repository, the course file and the submission (at the same paths)."""
-    return grade_one(submission, course_path, protect=[out], seed=seed, sealed=sealed)
+    for attempt in (1, 2):
+        result, figures = grade_one(submission, course_path, protect=[out], seed=seed, sealed=sealed)
+        lost = result.pop("lost", None)
+        if not lost:
+            break
+        if attempt == 2:        # graded as it ended: the submission may be doing it itself
+            result["flags"].append(f"graded twice: {lost}, both times")
+    return result, figures
+
+
+def _lost_job(args, reason):
+    """The answer for a `_grade_job(*args)` whose grading process died twice while grading it:
+    an error result with the reason, which a rerun grades again."""
+    submission, course_path = args[:2]
+    result = ungraded(submission, load_course(course_path), "error",
+                      f"{reason} while grading this notebook: run the grader again to grade it")
+    return dict(result, notebook_sha256=""), []
 
 
 def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True,
@@ -425,7 +457,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     calls = [(Submission(s.path.absolute(), s.student, s.assignment_id), course_file, out.absolute(),
               grading_seed(course, s.student, s.assignment_id), isolation) for s in todo]
     same_files = [course_file] + [c[0].path for c in calls[:1]]
-    with executors.completed(_grade_job, calls, executor, jobs, scheduler, same_files) as answers:
+    with executors.completed(_grade_job, calls, executor, jobs, scheduler, same_files,
+                             lost=_lost_job) as answers:
         for result, figures in answers:     # in the order they finish
             finish(result, figures)
     bar.close()

@@ -112,7 +112,7 @@ def apply_result(nb, result: dict, cell_ids=None, log=None):
                 "error", ename=name, evalue=value,
                 traceback=[f"{error['error']} ({where}, when the grader ran the notebook)"])]
         else:
-            unplaced.append(f"cell {error.get('cell')}: {error.get('error')}")
+            unplaced.append(f"{error.get('where') or 'cell ' + str(error.get('cell'))}: {error.get('error')}")
     notes = "".join(f"flag: {f}\n" for f in result.get("flags", []))
     notes += "".join(f"error while running the notebook, {e}\n" for e in unplaced)
     seen = set()

@@ -125,6 +125,24 @@ def code_cells(notebook: dict) -> list:
     return cells
 
 
+def cell_labels(notebook: dict) -> dict:
+    """{cell number: how a student finds that cell}, for every code cell. JupyterLab shows no
+    cell numbers (and `code_cells`' numbers count the markdown cells too): a cell is named by its
+    first line, and by the execution count the student's last run gave it, when it has one:
+    'the cell [7] that begins “def gradient_sums(net, x, y):”'."""
+    labels = {}
+    for number, cell in enumerate(notebook["cells"], start=1):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            lines = [line.strip() for line in source_of(cell).splitlines() if line.strip()]
+            first = lines[0] if lines else ""
+            first = first if len(first) <= 80 else first[:79] + "…"
+            count = cell.get("execution_count")
+            shown = f" [{count}]" if isinstance(count, int) and not isinstance(count, bool) else ""
+            labels[number] = f"the cell{shown} that begins “{first}”" if first else \
+                f"the empty code cell{shown}"
+    return labels
+
+
 def grade_ids(notebook: dict) -> set:
     """Task ids the notebook mentions: nbgrader grade_ids and `check("...")` arguments."""
     ids = set()
@@ -138,14 +156,16 @@ def grade_ids(notebook: dict) -> set:
     return ids
 
 
-def scan_imports(cells, forbidden) -> list:
-    """Flags for imports of forbidden modules, direct or through __import__/importlib/exec."""
+def scan_imports(cells, forbidden, labels=None) -> list:
+    """Flags for imports of forbidden modules, direct or through __import__/importlib/exec.
+    `labels`: {cell number: its name for the student} (`cell_labels`; default "cell N")."""
     forbidden, flags = set(forbidden), []
     for number, code in cells:
+        where = (labels or {}).get(number, f"cell {number}")
         try:
             tree = ast.parse(code)
         except SyntaxError as error:
-            flags.append(f"syntax error in cell {number} (line {error.lineno}): {error.msg}")
+            flags.append(f"syntax error in {where} (line {error.lineno}): {error.msg}")
             continue
         for node in ast.walk(tree):
             names = []
@@ -163,5 +183,5 @@ def scan_imports(cells, forbidden) -> list:
                         names = [n for n in names if n.split(".")[0] in forbidden]
             for name in names:
                 if name.split(".")[0] in forbidden:
-                    flags.append(f"forbidden import: {name.split('.')[0]} (cell {number})")
+                    flags.append(f"forbidden import: {name.split('.')[0]} ({where})")
     return list(dict.fromkeys(flags))

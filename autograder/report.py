@@ -94,11 +94,24 @@ def _task(task) -> dict:
     return task
 
 
+def _number(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _cell_error(error) -> dict:
+    """An error of a notebook cell: `cell` (its number, counting every cell: for tools), `line`
+    (in the cell, or None), `where` (the cell as the student finds it) and `error`."""
     error = error if isinstance(error, dict) else {"cell": "?", "error": error}
     cell = error.get("cell")
-    return {"cell": cell if isinstance(cell, int) and not isinstance(cell, bool) else clean_text(cell, 20),
+    return {"cell": cell if _number(cell) is not None else clean_text(cell, 20),
+            "line": _number(error.get("line")),
+            "where": clean_text(error.get("where") or f"cell {clean_text(cell, 20)}", CAPS["text"]),
             "error": clean_text(error.get("error", ""), CAPS["cell_error"])}
+
+
+def cell_place(error: dict) -> str:
+    """Where a (bounded) cell error happened, for the student: the cell, and the line in it."""
+    return f"{error['where']}, line {error['line']}" if error["line"] else error["where"]
 
 
 def bounded(result: dict) -> dict:
@@ -220,7 +233,7 @@ def feedback_html(result: dict, figures=()) -> str:
         f"<td>{e(', '.join(f'{k} = {v:.4g}' if isinstance(v, float) else f'{k} = {v}' for k, v in t['metrics'].items()))}</td></tr>"
         for t in result["tasks"])
     flags = "".join(f"<li>{e(f)}</li>" for f in result.get("flags", []))
-    errors = "".join(f"<li>cell {e(str(c['cell']))}: <code>{e(c['error'])}</code></li>"
+    errors = "".join(f"<li>{e(cell_place(c))}: <code>{e(c['error'])}</code></li>"
                      for c in result.get("cell_errors", []))
     images = "".join(f"<figure><img alt='figure {i + 1}' src='data:image/png;base64,"
                      f"{base64.b64encode(png).decode()}'><figcaption>Figure {i + 1}</figcaption></figure>"

@@ -50,3 +50,36 @@ def test_a_key_error_of_the_students_own_code_is_still_theirs():
         "the notebook defines no class `Scalar`; the exercise asks for it in section “Part 1: "
         "arithmetic” (keep the name and the signature that the exercise gives: the checks call "
         "it), computing a + b")
+
+
+# -- where an error happened: as JupyterLab shows the cell (item 5) ----------------------------
+BROKEN_CELL = "\n# %% [markdown]\n# Some text.\n\n# %%\nvalues = [1, 2]\nratio = values[0] / 0\n"
+PROBED_RAISE = ("def numerical_gradient(f, x: float, eps: float = 1e-6) -> float:",
+                "def numerical_gradient(f, x: float, eps: float = 1e-6) -> float:\n"
+                "    if x is not None:\n        raise ValueError('boom')")
+
+
+def test_errors_name_the_cell_by_its_first_line_not_a_number_counting_markdown(tmp_path):
+    source = mutate(solution_source(A), *PROBED_RAISE) + BROKEN_CELL
+    result = grade_source(source, A, tmp_path)
+    [error] = [e for e in result["cell_errors"] if e["error"].startswith("ZeroDivisionError")]
+    assert error["where"] == "the cell that begins “values = [1, 2]”" and error["line"] == 2, error
+    assert report.cell_place(error) == "the cell that begins “values = [1, 2]”, line 2"
+    task = {t["id"]: t for t in result["tasks"]}["numerical_gradient"]
+    assert ("ValueError: boom (the cell that begins “def numerical_gradient(f, x: float, eps: float "
+            "= 1e-6) -> float:”, line 3)") in task["message"], task["message"]
+    assert "(cell " not in task["message"]
+    page = report.feedback_html(result)
+    assert "the cell that begins “values = [1, 2]”, line 2: <code>ZeroDivisionError" in page
+
+
+def test_a_cell_label_quotes_the_first_line_and_the_execution_count():
+    from autograder.notebook import cell_labels
+    notebook = {"cells": [{"cell_type": "markdown", "source": "# Title"},
+                          {"cell_type": "code", "source": ["\n", "import torch  # why not\n"],
+                           "execution_count": 7},
+                          {"cell_type": "code", "source": "x = '" + "a" * 80 + "'"},
+                          {"cell_type": "code", "source": ""}]}
+    assert cell_labels(notebook) == {2: "the cell [7] that begins “import torch  # why not”",
+                                     3: "the cell that begins “x = '" + "a" * 74 + "…”",
+                                     4: "the empty code cell"}
