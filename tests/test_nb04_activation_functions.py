@@ -1,9 +1,11 @@
 """Notebook 04, activation functions: the solution earns every point, the stub none, a made-up
 plot loses the plot, and bugs that change the networks' gradients cost exactly the tasks they
-must. The grader's NumPy reference agrees with dp, and the plot's thresholds have a margin."""
+must. The grader's NumPy reference agrees with dp (and with the plot's recomputation by dp), and the plot's thresholds have a margin."""
 import numpy as np
 import pytest
 
+import dp
+from autograder.references import activation_functions as reference
 from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, explain,
                            full_marks, grade_notebook, grade_source, load_checks, mutate,
                            notebook_fixture, points, solution_source, stub_source)
@@ -45,21 +47,30 @@ def test_bug_in_the_networks_gradients_costs_its_task_and_the_plot(mutant, costs
         f"{mutant!r} ({mutant.why})\n{explain(result)}")
 
 
-# -- the grader's reference -----------------------------------------------------------------------
+# -- the grader's reference, the plot's recomputation and the probe's layer stack ----------------------
 @pytest.mark.parametrize("activation", checks.ACTIVATIONS)
-def test_reference_backpropagation_agrees_with_dp(activation):
-    from autograder.probes.activation_functions import ReferenceNetwork
+def test_numpy_reference_agrees_with_dp(activation):
+    """The references' hand-written backpropagation, the check's recomputation of the plot by
+    dp, and dp's own Model with the network's layers give the same gradient sums."""
     rng = np.random.default_rng(4)
     params = checks.random_params(rng)
     x, y = checks.random_batch(rng, public=False)
-    net = ReferenceNetwork(activation, params)
-    grads, loss = net.get_grad(x, y)
-    expected = [(grads[f"layer{l}_W"], grads[f"layer{l}_b"]) for l in range(1, 11)]
-    for (gw, gb), (rw, rb) in zip(expected, checks.reference_gradients(activation, params, x, y)):
-        assert checks.rel_error(rw, gw) < 1e-10 and checks.rel_error(rb, gb) < 1e-10
-    p = checks._sigmoid(checks.reference_forward(activation, params, x)[1])
-    assert checks.rel_error(p, net.forward(x).value) < 1e-12
-    assert np.isclose(checks.reference_bce(p, y)[0], loss, rtol=1e-12)
+    sums = reference.gradient_sums(activation, params, x, y)
+    assert checks.rel_error(checks.dp_gradient_sums(activation, params, x, y), sums) < 1e-10
+    p = reference.probabilities(activation, params, x)
+    logits = np.log(p) - np.log1p(-p)
+    loss = dp.binary_cross_entropy(dp.Node(logits), y).item()
+    assert np.isclose(reference.bce(p, y)[0], loss, rtol=1e-10)
+
+
+def test_layer_stack_of_the_probe_is_the_references_identity_network():
+    from autograder.probes.activation_functions import LayerStack
+    rng = np.random.default_rng(5)
+    params = checks.random_params(rng, gain=1.0)
+    x, y = checks.random_batch(rng, public=False)
+    grads, _ = LayerStack(params).get_grad(x, y)
+    got = np.array([np.abs(grads[f"layer{l}_W"]).sum() for l in range(1, 11)])
+    assert checks.rel_error(got, reference.gradient_sums("identity", params, x, y)) < 1e-10
 
 
 # -- the notebook, run in-process as Jupyter runs it ----------------------------------------------
@@ -77,7 +88,7 @@ def test_decay_thresholds_hold_with_a_margin_for_other_initialisations(notebook)
     for seed in range(40):
         dp.seed(seed)
         for name in checks.ACTIVATIONS:
-            sums = checks.reference_sums(name, notebook["DeepNetwork"](name).get_param(), x, y)
+            sums = checks.dp_gradient_sums(name, notebook["DeepNetwork"](name).get_param(), x, y)
             ratios[name].append(sums[0] / sums[-1])
     assert max(ratios["sigmoid"]) < checks.SIGMOID_DECAY / 10, ratios["sigmoid"]
     assert min(ratios["tanh"] + ratios["relu"]) > checks.OTHER_DECAY * 5, ratios

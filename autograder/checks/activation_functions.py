@@ -1,16 +1,22 @@
 """Checks of 04 activation functions: the 10-layer network, the binary cross-entropy, the per-layer
 gradient sums, and the vanishing-gradient plot.
 
-Every expected value is computed here, by the NumPy reference below (the forward pass and
-backpropagation written out by hand), on weights and inputs chosen here; for the plot, on the
-weights of the student's own networks and the batch that the probe returns, so that a line is
-only right if it shows the true gradient sums of those networks.
+The expected values of the first three tasks come from the references
+(autograder/references/activation_functions.py: the forward pass and backpropagation written
+out by hand in NumPy), on weights and inputs chosen here; the student bundle replaces them by
+the values they gave for the public seed. The plot's lines are compared with the true gradient
+sums of the student's own networks on the plot's batch, recomputed here with dp's public API
+(`dp_gradient_sums`), so that a line is only right if it shows those networks' gradients.
 """
 import numpy as np
 import pytest
 
+import dp
+from autograder import references
 from autograder.checking import rel_error
+from dp import Node
 
+ref = references.of(__name__)
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
 SIZES = (2,) + (20,) * 9 + (1,)            # 10 weight layers: layer<l>_W has shape SIZES[l-1:l+1]
 RTOL = 1e-6       # values that the student's code and the reference both compute in float64
@@ -21,58 +27,6 @@ BCE_RTOL = 1e-5   # leaves room for log(p + eps) instead of clipping p
 # 0.12, relu at least 0.28. Thresholds with a margin on both sides:
 SIGMOID_DECAY = 0.05    # the sigmoid's S_1 is below 1/20 of its S_10
 OTHER_DECAY = 0.02      # tanh's and relu's S_1 are above 1/50 of their S_10
-
-
-# -- the reference --------------------------------------------------------------------------------
-def _sigmoid(z):
-    return np.exp(-np.logaddexp(0.0, -z))
-
-
-# activation: (function of a, derivative written with its output h = act(a))
-ACT = {
-    "sigmoid": (_sigmoid, lambda h: h * (1 - h)),
-    "tanh": (np.tanh, lambda h: 1 - h ** 2),
-    "relu": (lambda a: np.maximum(a, 0.0), lambda h: (h > 0).astype(float)),
-}
-
-
-def reference_forward(activation, params, x, plain=()):
-    """Hidden outputs [h0 = x, h1, ..., h9] and the logits z (n, 1); layers in `plain` skip
-    their activation (to recognise that bug)."""
-    hs = [np.asarray(x, dtype=float)]
-    for l in range(1, 10):
-        a = hs[-1] @ params[f"layer{l}_W"] + params[f"layer{l}_b"]
-        hs.append(a if l in plain else ACT[activation][0](a))
-    return hs, hs[-1] @ params["layer10_W"] + params["layer10_b"]
-
-
-def reference_gradients(activation, params, x, y):
-    """[(dL/dW_l, dL/db_l) for l = 1..10] for the mean binary cross-entropy of p = sigmoid(z):
-
-        delta_10 = (p - y) / n,  delta_l = (delta_{l+1} W_{l+1}^T) * act'(a_l),
-        dL/dW_l = h_{l-1}^T delta_l,  dL/db_l = sum of delta_l over the examples.
-    """
-    hs, z = reference_forward(activation, params, x)
-    delta = (_sigmoid(z) - y) / len(y)
-    grads = []
-    for l in range(10, 0, -1):
-        grads.append((hs[l - 1].T @ delta, delta.sum(axis=0, keepdims=True)))
-        if l > 1:
-            delta = (delta @ params[f"layer{l}_W"].T) * ACT[activation][1](hs[l - 1])
-    return grads[::-1]
-
-
-def reference_sums(activation, params, x, y) -> np.ndarray:
-    """S_l = sum |dL/dW_l|, l = 1..10."""
-    return np.array([np.abs(gw).sum() for gw, _ in reference_gradients(activation, params, x, y)])
-
-
-def reference_bce(p, y):
-    """Mean binary cross-entropy and its gradient with respect to p."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = -(np.where(y > 0, y * np.log(p), 0) + np.where(y < 1, (1 - y) * np.log1p(-p), 0))
-        grad = (-y / p + (1 - y) / (1 - p)) / p.size
-    return terms.mean(), grad
 
 
 def random_params(rng, gain=1.5) -> dict:
@@ -131,24 +85,6 @@ def test_parameters_are_named_and_shaped_as_specified(submission):
                 f"(2 inputs, 9 hidden layers of 20 units, 1 output)")
 
 
-def _forward_diagnosis(activation, params, x, got) -> str:
-    _, z = reference_forward(activation, params, x)
-    candidates = {"the logits z, not the probability sigmoid(z)": z,
-                  "sigmoid(-z), the probability of class 0": _sigmoid(-z),
-                  f"{activation}(z) at the output instead of sigmoid(z)": ACT[activation][0](z)}
-    for other in ACTIVATIONS:
-        if other != activation:
-            candidates[f"the network with {other} as the hidden activation"] = _sigmoid(
-                reference_forward(other, params, x)[1])
-    for l in range(1, 10):
-        candidates[f"the network without the activation after layer {l}"] = _sigmoid(
-            reference_forward(activation, params, x, plain=(l,))[1])
-    candidates["the network without any hidden activation"] = _sigmoid(
-        reference_forward(activation, params, x, plain=range(1, 10))[1])
-    name = _matches(got, candidates)
-    return f"; it matches {name}" if name else ""
-
-
 @pytest.mark.task("deep_network")
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 def test_forward_gives_the_probabilities_of_the_specified_network(submission, rng, public,
@@ -159,12 +95,13 @@ def test_forward_gives_the_probabilities_of_the_specified_network(submission, rn
     assert got.shape == (len(x), 1), (
         f"DeepNetwork({activation!r}).forward(x) for x of shape {x.shape} must return shape "
         f"({len(x)}, 1), one probability per row; it returned shape {got.shape}")
-    expected = _sigmoid(reference_forward(activation, params, x)[1])
+    expected = ref.probabilities(activation, params, x)
+    mistake = _matches(got, ref.hint.forward_mistakes(activation, params, x) or {})
     error = metrics[f"max_rel_error_{activation}"] = rel_error(got, expected)
     i, value, right = _first_difference(got, expected)
     assert error < RTOL, (
         f"DeepNetwork({activation!r}).forward(x): row {i} gives {value:.6g}, the network with these "
-        f"weights gives p = {right:.6g}" + _forward_diagnosis(activation, params, x, got))
+        f"weights gives p = {right:.6g}" + (f"; it matches {mistake}" if mistake else ""))
 
 
 # -- bce_loss -------------------------------------------------------------------------------------
@@ -188,16 +125,9 @@ def test_loss_value_is_the_mean_binary_cross_entropy(submission, rng, public, me
     _, y = random_batch(rng, public)
     p = rng.uniform(0.02, 0.98, y.shape)
     value = _bce_reply(submission, p, y, "value")
-    expected, _ = reference_bce(p, y)
+    expected, _ = ref.bce(p, y)
     error = metrics["max_rel_error"] = rel_error(value, expected)
-    hint = _matches(value, {
-        "the negative of it: the loss must be -(y log p + (1 - y) log(1 - p))": -expected,
-        "the sum over the examples instead of the mean": expected * len(y),
-        "only the y log p term: the (1 - y) log(1 - p) term of class 0 is missing":
-            -np.mean(y * np.log(p)),
-        "only the (1 - y) log(1 - p) term: the y log p term of class 1 is missing":
-            -np.mean((1 - y) * np.log1p(-p)),
-    }, BCE_RTOL)
+    hint = _matches(value, ref.hint.bce_mistakes(p, y) or {}, BCE_RTOL)
     assert error < BCE_RTOL, (
         f"bce_loss(p, y) for {len(y)} examples is {value:.6g}, the binary cross-entropy is "
         f"{expected:.6g}" + (f"; yours is {hint}" if hint else ""))
@@ -208,7 +138,7 @@ def test_loss_gradient_flows_back_to_the_probabilities(submission, rng, public, 
     _, y = random_batch(rng, public)
     p = rng.uniform(0.02, 0.98, y.shape)
     grad = _bce_reply(submission, p, y, "grad")
-    _, expected = reference_bce(p, y)
+    _, expected = ref.bce(p, y)
     assert grad is not None and grad.shape == p.shape, (
         "bce_loss(p, y) does not depend on p through dp operations (no gradient reaches p); "
         "compute it from the Node p with .log(), * and .mean()")
@@ -224,7 +154,7 @@ def test_loss_is_finite_when_a_prediction_is_exactly_right(submission):
     p = np.array([[0.0], [1.0], [0.3], [0.8]])
     y = np.array([[0.0], [1.0], [0.0], [1.0]])
     value, grad = _bce_reply(submission, p, y, "value"), _bce_reply(submission, p, y, "grad")
-    expected, _ = reference_bce(p, y)
+    expected, _ = ref.bce(p, y)
     assert np.isfinite(value) and abs(value - expected) < 1e-5, (
         f"bce_loss(p, y) with p = {p.ravel().tolist()} and y = {y.ravel().tolist()} is {value:.6g}, "
         f"expected {expected:.6g}: clip p into [EPS, 1 - EPS] before taking logarithms "
@@ -235,40 +165,22 @@ def test_loss_is_finite_when_a_prediction_is_exactly_right(submission):
 
 
 # -- gradient_sums --------------------------------------------------------------------------------
-def _sums_diagnosis(got, activation, params, x, y) -> str:
-    grads = reference_gradients(activation, params, x, y)
-    sums = np.array([np.abs(gw).sum() for gw, _ in grads])
-    name = _matches(got, {
-        "in reverse order: the first value must be layer 1, the input layer": sums[::-1],
-        "in the order layer1, layer10, layer2, ... (sorted as text, not by layer number)":
-            sums[[0, 9, 1, 2, 3, 4, 5, 6, 7, 8]],
-        "sums of the signed gradients: take the absolute values before summing":
-            np.array([gw.sum() for gw, _ in grads]),
-        "the absolute value of the summed gradient: take the absolute values first":
-            np.array([abs(gw.sum()) for gw, _ in grads]),
-        "means instead of sums": np.array([np.abs(gw).mean() for gw, _ in grads]),
-        "sums over the weights and the biases: only the weights W count":
-            np.array([np.abs(gw).sum() + np.abs(gb).sum() for gw, gb in grads]),
-    })
-    return f"; your values are {name}" if name else ""
-
-
 @pytest.mark.task("gradient_sums")
-@pytest.mark.parametrize("activation", ACTIVATIONS)
-def test_gradient_sums_are_the_sums_of_absolute_weight_gradients(submission, rng, public,
-                                                                 metrics, activation):
-    params = random_params(rng)
+def test_gradient_sums_are_the_sums_of_absolute_weight_gradients(submission, rng, public, metrics):
+    # on a stack of ten linear layers (the probe's LayerStack): any Model with weights layer<l>_W
+    params = random_params(rng, gain=1.0)
     x, y = random_batch(rng, public)
-    got = submission.probe("gradient_sums", activation=activation, params=params, x=x, y=y)
+    got = submission.probe("gradient_sums", params=params, x=x, y=y)
     assert got.shape == (10,), (
         f"gradient_sums must return 10 values, one per weight layer; it returned shape {got.shape}")
-    expected = reference_sums(activation, params, x, y)
-    error = metrics[f"max_rel_error_{activation}"] = rel_error(got, expected)
+    expected = ref.gradient_sums("identity", params, x, y)
+    mistake = _matches(got, ref.hint.gradient_sums_mistakes("identity", params, x, y) or {})
+    error = metrics["max_rel_error"] = rel_error(got, expected)
     i, value, right = _first_difference(got, expected)
     assert error < RTOL, (
-        f"gradient_sums on a {activation} network and {len(y)} examples: layer {i + 1} value "
-        f"{value:.6g} differs from the true sum of |dL/dW| {right:.6g}"
-        + _sums_diagnosis(got, activation, params, x, y))
+        f"gradient_sums on a network of 10 linear layers and {len(y)} examples: layer {i + 1} "
+        f"value {value:.6g} differs from the true sum of |dL/dW| {right:.6g}"
+        + (f"; your values are {mistake}" if mistake else ""))
 
 
 # -- vanishing_plot -------------------------------------------------------------------------------
@@ -295,6 +207,20 @@ def _gradient_plot(data) -> tuple:
                          + ", ".join(f"{name} {len(line['y'])}" for name, line in lines.items()))
 
 
+def dp_gradient_sums(activation, params, x, y) -> np.ndarray:
+    """S_l = sum |dL/dW_l|, l = 1..10, of the network that `params` (a student's own weights)
+    make with the hidden `activation`, by dp: a_l = h_{l-1} W_l + b_l, h_l = act(a_l) for
+    l < 10, L = dp.binary_cross_entropy(a_10, y), the mean binary cross-entropy of
+    p = sigmoid(a_10), from the logits."""
+    leaves = {name: Node(value, name) for name, value in params.items()}
+    h = Node(x)
+    for l in range(1, 11):
+        h = h.dot(leaves[f"layer{l}_W"]) + leaves[f"layer{l}_b"]
+        h = getattr(h, activation)() if l < 10 else h
+    grads = dp.binary_cross_entropy(h, y).grad(1)
+    return np.array([float(np.sum(np.abs(grads[f"layer{l}_W"]))) for l in range(1, 11)])
+
+
 def _true_sums(data, names=ACTIVATIONS) -> dict:
     """{activation: the true gradient sums of nets[activation] on (x_plot, y_plot)}, for the
     activations `names` (a check reads only the networks it grades)."""
@@ -315,7 +241,7 @@ def _true_sums(data, names=ACTIVATIONS) -> dict:
         "x_plot and y_plot, the batch of the plot, must be defined")
     x, y = data["x_plot"], data["y_plot"].reshape(-1, 1)
     try:
-        return {name: reference_sums(name, nets[name], x, y) for name in names}
+        return {name: dp_gradient_sums(name, nets[name], x, y) for name in names}
     except (ValueError, KeyError) as error:
         raise AssertionError(f"the networks in nets cannot be evaluated on x_plot of shape "
                              f"{x.shape}: {error}") from None

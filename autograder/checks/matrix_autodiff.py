@@ -13,10 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from autograder import references
 from autograder.checking import pairs
 from autograder.errors import ProbeError
-from dp import Node, relative_error
+from dp import relative_error
 
+ref = references.of(__name__)
 TOL = 1e-6     # float64 formulas agree with dp to ~1e-13; a wrong gradient misses by far more
 FLOOR = 1e-6   # |received - expected| / max(|received| + |expected|, FLOOR), elementwise
 PUBLIC_DIMS = (3, 4, 2)
@@ -27,21 +29,20 @@ SUM_HINT = (" -- a sum over an axis keeps that axis with length 1: an (m, n) mat
 OVERFLOW_HINT = (" -- NaN or inf: e^z overflows (or every e^z rounds to 0) for logits near "
                  "+-1000; subtract each row's maximum before exp")
 
-# op -> (dp function, number of Node operands, how to print it)
-DP_OPS = {
-    "dot": (lambda a, b: a.dot(b), 2, lambda a, b: f"{a}.dot({b})"),
-    "T": (lambda a: a.T, 1, lambda a: f"{a}.T"),
-    "transpose": (lambda a: a.transpose(), 1, lambda a: f"{a}.transpose()"),
-    "add": (lambda a, b: a + b, 2, lambda a, b: f"{a} + {b}"),
-    "mul": (lambda a, b: a * b, 2, lambda a, b: f"{a} * {b}"),
-    "plus_number": (lambda a, c: a + c, 1, lambda a, c: f"{a} + {c:.4g}"),
-    "number_plus": (lambda a, c: c + a, 1, lambda a, c: f"{c:.4g} + {a}"),
-    "times_number": (lambda a, c: a * c, 1, lambda a, c: f"{a} * {c:.4g}"),
-    "number_times": (lambda a, c: c * a, 1, lambda a, c: f"{c:.4g} * {a}"),
-    "sum": (lambda a, axis=None: a.sum(axis=axis), 1,
-            lambda a, axis=None: f"{a}.sum()" if axis is None else f"{a}.sum(axis={axis})"),
-    "softmax": (lambda a: a.softmax(), 1, lambda a: f"{a}.softmax()"),
-    "log": (lambda a: a.log(), 1, lambda a: f"{a}.log()"),
+# op -> (number of matrix operands, how to print it)
+OPS = {
+    "dot": (2, lambda a, b: f"{a}.dot({b})"),
+    "T": (1, lambda a: f"{a}.T"),
+    "transpose": (1, lambda a: f"{a}.transpose()"),
+    "add": (2, lambda a, b: f"{a} + {b}"),
+    "mul": (2, lambda a, b: f"{a} * {b}"),
+    "plus_number": (1, lambda a, c: f"{a} + {c:.4g}"),
+    "number_plus": (1, lambda a, c: f"{c:.4g} + {a}"),
+    "times_number": (1, lambda a, c: f"{a} * {c:.4g}"),
+    "number_times": (1, lambda a, c: f"{c:.4g} * {a}"),
+    "sum": (1, lambda a, axis=None: f"{a}.sum()" if axis is None else f"{a}.sum(axis={axis})"),
+    "softmax": (1, lambda a: f"{a}.softmax()"),
+    "log": (1, lambda a: f"{a}.log()"),
 }
 
 INFIX = {"add", "mul", "plus_number", "number_plus", "times_number", "number_times"}
@@ -94,7 +95,7 @@ def describe(program, inputs) -> str:
     """'a.dot(b) with a of shape (5, 7) and b of shape (7, 6)'."""
     texts, binary = list(NAMES[:len(inputs)]), set()   # binary: registers printed as "a + b"
     for op, *args in program:
-        _, arity, show_op = DP_OPS[op]
+        arity, show_op = OPS[op]
         operands = [f"({texts[i]})" if i in binary else texts[i] for i in args[:arity]]
         texts.append(show_op(*operands, *args[arity:]))
         if op in INFIX:
@@ -103,25 +104,13 @@ def describe(program, inputs) -> str:
     return f"{texts[-1]} with {shapes}"
 
 
-def dp_program(inputs, program, upstream_rng):
-    """dp's value of the program (2-D, as the notebook's Tensors are), a random upstream
-    gradient of that shape, and dp's gradient of every input."""
-    leaves = [Node(x, NAMES[i]) for i, x in enumerate(inputs)]
-    registers = list(leaves)
-    for op, *args in program:
-        function, arity, _ = DP_OPS[op]
-        registers.append(function(*(registers[i] for i in args[:arity]), *args[arity:]))
-    out = registers[-1]
-    value = out.value.reshape((1, 1)) if out.value.ndim == 0 else out.value
-    upstream = upstream_rng.normal(size=value.shape)
-    grads = out.grad(upstream.reshape(out.value.shape))
-    return value, upstream, [grads.get(NAMES[i], np.zeros_like(x)) for i, x in enumerate(inputs)]
-
-
 def check_program(submission, rng, expect, inputs, program, shape_hint="", nan_hint=""):
-    """Run `program` on the student's Tensors and on dp's Nodes; compare value and gradients."""
+    """Run `program` on the student's Tensors; compare its value and the gradients of L =
+    sum(G * out), for a random upstream gradient G, with the references'."""
     inputs = [np.asarray(x, dtype=float) for x in inputs]
-    value, upstream, grads = dp_program(inputs, program, rng)
+    value = ref.value(inputs, program)
+    upstream = rng.normal(size=value.shape)
+    grads = ref.gradients(inputs, program, upstream)
     what = describe(program, inputs)
     try:
         received = submission.probe("run", inputs=inputs, program=program, upstream=upstream)

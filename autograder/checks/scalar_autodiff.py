@@ -1,40 +1,33 @@
 """Checks of 01 scalar autodiff: the student's Scalar and numerical_gradient against dp.
 
-Every input is drawn here from `rng` (other values when grading than in the self-check), and
-every expected value is computed here by dp on the same expression. The probes only call the
-student's code and collect what it made (see autograder/probes/scalar_autodiff.py); they keep
-the tasks apart: the operators are graded by the local derivatives they store, through the
-chain rule run here (`chain_rule`), and backward() on graphs whose nodes the probe makes with
-the values and true local derivatives computed here (`LOCAL`).
+Every input is drawn here from `rng` (other values when grading than in the self-check); every
+expected value comes from the references (autograder/references/scalar_autodiff.py: dp on the
+same expression), which the student bundle replaces by the values they gave for the public seed.
+The probes only call the student's code and collect what it made (see
+autograder/probes/scalar_autodiff.py); they keep the tasks apart: the operators are graded by
+the local derivatives they store (`operand_gradients`: the path sums of the chain rule over the
+graph the probe collected), and backward() on graphs whose nodes the probe makes with the
+values and true local derivatives that the references give (`graph_nodes`).
 """
 from __future__ import annotations
 
 import math
-import operator
 
+import numpy as np
 import pytest
 
+from autograder import references
 from autograder.checking import pairs
 from autograder.errors import ProbeError
-from dp import Node, relative_error
+from dp import relative_error
 
+ref = references.of(__name__)
 TOL = 1e-6     # float64 formulas agree with dp to ~1e-15; a wrong derivative misses by far more
 FLOOR = 1e-6   # |received - expected| / max(|received| + |expected|, FLOOR)
 
 OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-PYTHON_OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
-                    "div": operator.truediv}
-GRAPH_OPS = {"add": (operator.add, "{} + {}"), "mul": (operator.mul, "{} * {}"),
-             "exp": (Node.exp, "exp({})"), "log": (Node.log, "log({})"),
-             "tanh": (Node.tanh, "tanh({})")}
-# op -> (value, local derivatives) of its operands' values: the nodes the `graph` probe makes
-LOCAL = {
-    "add": lambda a, b: (a + b, (1.0, 1.0)),
-    "mul": lambda a, b: (a * b, (b, a)),
-    "exp": lambda a: (math.exp(a), (math.exp(a),)),
-    "log": lambda a: (math.log(a), (1 / a,)),
-    "tanh": lambda a: (math.tanh(a), (1 - math.tanh(a) ** 2,)),
-}
+GRAPH_OPS = {"add": "{} + {}", "mul": "{} * {}", "exp": "exp({})", "log": "log({})",
+             "tanh": "tanh({})"}
 
 
 def fmt(x) -> str:
@@ -62,15 +55,19 @@ def expect(metrics):
 
 # -- operators and functions: one operation, its value and its local derivatives ---------------
 
-def chain_rule(parents, operands, what) -> list:
+def operand_gradients(parents, operands, what) -> list:
     """d out / d operand (None for a Python number) in the graph that a `binary`/`unary` probe
     collected: `parents[k]` = [[index of a parent, local derivative], ...] of node k, node 0 the
-    output. A node passes its gradient on once all of its children have passed theirs to it:
-    Kahn's order, from a count of each node's children among the nodes below the output. Only
-    the local derivatives on a path to an operand are read (the others, such as those towards
-    the constant that a Python number becomes, cannot change a result). A graph that the probe
-    cannot have collected (an index out of range, a node that is neither an operand nor
-    anyone's parent) fails with `what`."""
+    output. The chain rule in closed form: d out / d v is the sum, over every path from out
+    down to v, of the product of the local derivatives on its edges. Summed by the paths'
+    lengths: with flow_0 = 1 at out and flow_{k+1}[p] = sum over the edges c -> p of
+    local(c, p) * flow_k[c] (the paths of k + 1 edges), d out / d v = sum_k flow_k[v]. A path
+    without cycles has fewer than n edges, so n steps hold every path.
+
+    Only the local derivatives on a path to an operand are read (the others, such as those
+    towards the constant that a Python number becomes, cannot change a result). A graph that
+    the probe cannot have collected (an index out of range, a node that is neither an operand
+    nor anyone's parent, a cycle) fails with `what`."""
     n = len(parents)
     edges = [[edge[0] for edge in node] for node in parents]     # the parents' indices
     wanted = {i for i in operands if i is not None}
@@ -84,24 +81,22 @@ def chain_rule(parents, operands, what) -> list:
         if grown == leads:
             break
         leads = grown
-    children, seen, stack = [0] * n, {0}, [0]
-    while stack:
-        for parent in edges[stack.pop()]:
-            children[parent] += 1
-            if parent not in seen:
-                seen.add(parent)
-                stack.append(parent)
-    grads, ready = {0: 1.0}, [0]
-    while ready:
-        node = ready.pop()
-        for position, parent in enumerate(edges[node]):
-            if parent in leads:
-                local = parents[node][position][1]
-                grads[parent] = grads.get(parent, 0.0) + float(local) * grads[node]
-            children[parent] -= 1
-            if children[parent] == 0:
-                ready.append(parent)
-    return [None if i is None else grads.get(i, 0.0) for i in operands]
+    used = [(k, position) for k in range(n) for position, p in enumerate(edges[k]) if p in leads]
+    child = np.array([k for k, _ in used], dtype=int)
+    parent = np.array([edges[k][position] for k, position in used], dtype=int)
+    local = np.array([float(parents[k][position][1]) for k, position in used])
+    flow, grads = np.zeros(n), np.zeros(n)
+    ends = np.zeros(n, dtype=bool)          # where the paths of the current length end
+    flow[0], ends[0] = 1.0, True
+    for _ in range(n):
+        grads += flow
+        step, flow = flow, np.zeros(n)
+        np.add.at(flow, parent, local * step[child])
+        ends = np.isin(np.arange(n), parent[ends[child]])
+        if not ends.any():
+            break
+    assert not ends.any(), f"{what}: the probe's graph has a cycle"
+    return [None if i is None else float(grads[i]) for i in operands]
 
 
 def check_operation(received, expected, expr, at, operands, expect, hint=None):
@@ -111,19 +106,10 @@ def check_operation(received, expected, expr, at, operands, expect, hint=None):
         f"{expr} {at} returned a {received.get('type')}, not a Scalar")
     expect(received["value"], value, f"value of {expr} {at}",
            hint=hint(received["value"], value) if hint else "")
-    got_grads = chain_rule(received["parents"], received["operands"], f"{expr} {at}")
+    got_grads = operand_gradients(received["parents"], received["operands"], f"{expr} {at}")
     for name, got, want in zip(operands, got_grads, grads, strict=True):
         if want is not None:
             expect(got, want, f"d({expr})/d{name} {at}")
-
-
-def dp_binary(op, a, b, number=None):
-    left = a if number == "left" else Node(a, "a")
-    right = b if number == "right" else Node(b, "b")
-    out = PYTHON_OPERATORS[op](left, right)
-    grads = out.grad(1)
-    return out.item(), [None if number == "left" else float(grads["a"]),
-                        None if number == "right" else float(grads["b"])]
 
 
 def check_binary(submission, expect, op, a, b, number=None):
@@ -132,13 +118,11 @@ def check_binary(submission, expect, op, a, b, number=None):
     at = "at " + ", ".join(f"{n}={fmt(v)}" for n, v, side in (("a", a, "left"), ("b", b, "right"))
                            if number != side)
     received = submission.probe("binary", op=op, a=a, b=b, number=number)
-    check_operation(received, dp_binary(op, a, b, number), expr, at, "ab", expect)
+    check_operation(received, ref.binary(op, a, b, number), expr, at, "ab", expect)
 
 
 def check_unary(submission, expect, fn, x, hint=None):
-    node = Node(x, "x")
-    out = -node if fn == "neg" else getattr(node, fn)()
-    expected = out.item(), [float(out.grad(1)["x"])]
+    expected = ref.unary(fn, x)
     received = submission.probe("unary", fn=fn, a=x)
     expr = "-x" if fn == "neg" else f"{fn}(x)"
     check_operation(received, expected, expr, f"at x={fmt(x)}", "x", expect, hint)
@@ -188,41 +172,21 @@ def test_function_value_and_derivative(fn, submission, rng, expect):
 
 # -- backward: graphs made of nodes with the true local derivatives ----------------------------
 
-def dp_graph(program, inputs) -> list:
-    """d out / d input for each input, by dp on the same program."""
-    registers = [Node(x, f"x{i}") for i, x in enumerate(inputs)]
-    for op, *args in program:
-        registers.append(GRAPH_OPS[op][0](*(registers[i] for i in args)))
-    grads = registers[-1].grad(1)
-    return [float(grads.get(f"x{i}", 0.0)) for i in range(len(inputs))]
-
-
 def describe(program, inputs, limit=12) -> str:
     names = [f"x{i}" if i < len(inputs) else f"v{i}" for i in range(len(inputs) + len(program))]
     if program:
         names[-1] = "out"
     lines = [f"{names[i]} = {fmt(x)}" for i, x in enumerate(inputs)]
-    lines += [f"{names[len(inputs) + k]} = {GRAPH_OPS[op][1].format(*(names[i] for i in args))}"
+    lines += [f"{names[len(inputs) + k]} = {GRAPH_OPS[op].format(*(names[i] for i in args))}"
               for k, (op, *args) in enumerate(program)]
     if len(lines) > limit:
         lines = lines[:limit - 2] + [f"... ({len(lines) - limit + 1} more)", lines[-1]]
     return "; ".join(lines)
 
 
-def graph_nodes(program, inputs) -> list:
-    """The nodes that the `graph` probe makes after the leaves holding `inputs`: [value,
-    [[register, local derivative], ...]] for each instruction [op, i] or [op, i, j]."""
-    values, nodes = list(inputs), []
-    for op, *args in program:
-        value, derivatives = LOCAL[op](*(values[i] for i in args))
-        values.append(value)
-        nodes.append([value, [[i, d] for i, d in zip(args, derivatives)]])
-    return nodes
-
-
 def check_graph(submission, expect, program, inputs, what):
     try:
-        received = submission.probe("graph", inputs=inputs, nodes=graph_nodes(program, inputs))
+        received = submission.probe("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
     except ProbeError as error:
         if type(error) is ProbeError and "RecursionError" in str(error):
             raise AssertionError(f"backward() on {what}: {error} -- find the topological order "
@@ -230,7 +194,7 @@ def check_graph(submission, expect, program, inputs, what):
         raise
     where = f"backward() on {what} ({describe(program, inputs)})"
     expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
-    for i, (got, want) in enumerate(pairs(received["input_grads"], dp_graph(program, inputs),
+    for i, (got, want) in enumerate(pairs(received["input_grads"], ref.program_gradients(program, inputs),
                                           f"{where}: input gradients")):
         expect(got, want, f"{where}: d out/dx{i}")
 
@@ -320,13 +284,12 @@ def test_random_graph(submission, rng, expect):
 
 # -- numerical_gradient -------------------------------------------------------------------------
 
-DERIVATIVE_OF = {"exp": Node.exp, "sin": Node.sin, "log": Node.log, "tanh": Node.tanh,
-                 "cube": lambda x: x ** 3}
+FUNCTIONS = ("exp", "sin", "log", "tanh", "cube")     # by name, as the numgrad probe has them
 
 
 def check_numgrad(submission, expect, function, x, eps=None):
     received = submission.probe("numgrad", function=function, x=x, eps=eps)
-    expected = float(DERIVATIVE_OF[function](Node(x, "x")).grad(1)["x"])
+    expected = ref.derivative(function, x)
     offsets = received["offsets"]
     hint = "" if sorted(round(o, 6) for o in offsets) == [-1, 1] else (
         f" (it evaluated f at x + ({', '.join(f'{o:+.3g}' for o in offsets)}) * eps; the "
@@ -337,7 +300,7 @@ def check_numgrad(submission, expect, function, x, eps=None):
 
 
 @pytest.mark.task("numerical_gradient")
-@pytest.mark.parametrize("function", DERIVATIVE_OF)
+@pytest.mark.parametrize("function", FUNCTIONS)
 def test_matches_the_derivative(function, submission, rng, expect):
     xs = signed(rng, 0.3, 1.2, 3)
     for x in [math.exp(x) for x in xs] if function == "log" else xs:

@@ -1,10 +1,10 @@
 """Probes of 04 activation functions: the student's network, loss, gradient sums and plot.
 
-Each task is probed on its own: `gradient_sums` is called on the `ReferenceNetwork` below (not on
-the student's `DeepNetwork`), so that a bug in the network or the loss does not show up there.
+They only call the student's code and collect data. Each task is probed on its own:
+`gradient_sums` is called on a `LayerStack` (not on the student's `DeepNetwork`), so that a bug
+in the network or the loss does not show up there; the stack is not the notebook's network
+(its layers have no activation), since `gradient_sums` must work for any such Model.
 """
-import sys
-
 import numpy as np
 
 import dp
@@ -43,22 +43,22 @@ def bce(ns, p, y):
             "grad": None if grad is None else np.asarray(grad, dtype=float)}
 
 
-class ReferenceNetwork(Model):
-    """The network as specified (layer<l>_W, layer<l>_b, hidden `activation`, sigmoid output),
-    with the grader's parameters and the mean binary cross-entropy as its loss."""
+class LayerStack(Model):
+    """Ten linear layers layer1 ... layer10 with the grader's parameters and no activation
+    between them: logits z = (((x W_1 + b_1) W_2 + b_2) ...) W_10 + b_10, loss the mean binary
+    cross-entropy of sigmoid(z), from the logits (dp.binary_cross_entropy)."""
 
-    def __init__(self, activation, params):
+    def __init__(self, params):
         super().__init__()
-        self.activation = activation
-        self.linear = [self.Linear_Layer(*np.shape(params[f"layer{l}_W"]), f"layer{l}")
-                       for l in range(1, 11)]
+        self.stack = [self.Linear_Layer(*np.shape(params[f"layer{l}_W"]), f"layer{l}")
+                      for l in range(1, 11)]
         self.set_param(params)
 
     def logits(self, x) -> Node:
         h = Node(x)
-        for layer in self.linear[:9]:
-            h = getattr(layer(h), self.activation)()
-        return self.linear[9](h)
+        for layer in self.stack:
+            h = layer(h)
+        return h
 
     def forward(self, x) -> Node:
         return self.logits(x).sigmoid()
@@ -67,44 +67,16 @@ class ReferenceNetwork(Model):
         return dp.binary_cross_entropy(self.logits(x), y)
 
 
-def gradient_sums(ns, activation, params, x, y):
-    """The student's gradient_sums on a network built here with the grader's parameters."""
-    return _array(ns["gradient_sums"](ReferenceNetwork(activation, params), x, y))
-
-
-def _namespace_figures(ns) -> list:
-    """Figures the notebook keeps in variables (`fig`, `ax`, arrays of axes): Jupyter's inline
-    backend closes every figure after its cell, so a later self-check only finds them here."""
-    if "matplotlib" not in sys.modules:
-        return []
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-    found = []
-    for value in list(ns.values()):
-        items = value.ravel() if isinstance(value, np.ndarray) and value.dtype == object else (
-            value if isinstance(value, (list, tuple)) else [value])
-        for item in items:
-            figure = item.figure if isinstance(item, Axes) else item
-            if isinstance(figure, Figure) and all(figure is not f for f in found):
-                found.append(figure)
-    return found
-
-
-def _closed_figures_data(ns) -> list:
-    """figure_data() of the namespace figures that pyplot no longer holds."""
-    plt = sys.modules.get("matplotlib.pyplot")
-    open_figures = [plt.figure(n) for n in plt.get_fignums()] if plt else []
-    return [{"title": ax.get_title(), "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
-             "xscale": ax.get_xscale(), "yscale": ax.get_yscale(),
-             "lines": [{"label": str(line.get_label()),
-                        "x": np.asarray(line.get_xdata(), dtype=float),
-                        "y": np.asarray(line.get_ydata(), dtype=float)} for line in ax.get_lines()]}
-            for figure in _namespace_figures(ns) if all(figure is not f for f in open_figures)
-            for ax in figure.axes]
+def gradient_sums(ns, params, x, y):
+    """The student's gradient_sums on a LayerStack with the grader's parameters."""
+    return _array(ns["gradient_sums"](LayerStack(params), x, y))
 
 
 def plot(ns):
-    """What the figures show, plus the weights of `nets` and the batch (x_plot, y_plot), from
+    """What the figures that the notebook holds in its variables show (`fig`, `ax`: the same
+    ones whether the notebook runs in Jupyter, which closes every figure after its cell, or in
+    the grader, which does not: figures open but held by no variable, such as a later loss
+    curve, are not the plot), plus the weights of `nets` and the batch (x_plot, y_plot), from
     which the grader recomputes the gradient sums that the lines should show."""
     nets = ns.get("nets")
     weights = None
@@ -113,7 +85,7 @@ def plot(ns):
                    for name, net in nets.items()
                    if str(name) in ACTIVATIONS and isinstance(net, Model)}
     batch = {key: _array(ns[key]) if key in ns else None for key in ("x_plot", "y_plot")}
-    return {"axes": figure_data() + _closed_figures_data(ns), "nets": weights,
+    return {"axes": figure_data(ns, held_only=True), "nets": weights,
             "nets_type": type(nets).__name__, **batch}
 
 
@@ -124,7 +96,7 @@ REPLIES = {
     "forward": lambda activation, params, x: AnyShape(x),
     "bce": lambda p, y: {"value": AnyShape(p), "is_node": Flag(), "type": Hint(TypeName()),
                          "grad": Optional(Array(np.shape(p), finite=False))},
-    "gradient_sums": lambda activation, params, x, y: AnyShape(range(10)),
+    "gradient_sums": lambda params, x, y: AnyShape(range(10)),
     "plot": {"axes": AXES, "nets": Optional(Table(Table(Array(None, max_size=MANY)))),
              "nets_type": Hint(TypeName()), "x_plot": Optional(Array(None, max_size=MANY)),
              "y_plot": Optional(Array(None, max_size=MANY))},
