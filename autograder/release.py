@@ -90,6 +90,11 @@ readme = "README.md"
 requires-python = {requires_python}
 dependencies = {dependencies}
 
+[project.optional-dependencies]
+# The student's tools are dependencies here already; the extra makes the course repository's
+# install command, pip install -e '.[student]', work in the bundle too.
+student = []
+
 [tool.setuptools.packages.find]
 include = ["dp*", "autograder*"]
 
