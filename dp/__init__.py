@@ -6,10 +6,11 @@ al., 2019). The public names and their signatures are listed in `dp.api.STABLE_A
 from . import allocator, data, init
 from .init import seed
 from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
-from .model import BatchNorm, Dense, Dropout, Layer, Model
-from .node import (Node, ShapeError, as_array, concatenate, custom_op, detect_anomaly, maximum,
-                   minimum, no_grad)
+from .model import BatchNorm, Dense, Dropout, Layer, Model, NeuralNode
+from .node import (Node, ShapeError, as_array, compat_2019, concatenate, custom_op, detect_anomaly,
+                   maximum, minimum, no_grad)
 from .optim import SGD, SGD_Momentum, RMS_Prop, RMSProp, Adam, Optimizer
+from . import Helper, optimizer  # the 2019 library's module names (docs/COMPAT.md)
 from .utils import (GradcheckError, batches, gradcheck, numerical_gradient, one_hot,
                     relative_error)
 
@@ -19,9 +20,10 @@ allocator.tune()  # glibc: keep freed arrays for the next training step (see dp/
 
 __all__ = [
     "Node", "ShapeError", "as_array", "concatenate", "custom_op", "maximum", "minimum", "no_grad",
-    "detect_anomaly", "cross_entropy", "binary_cross_entropy", "mean_squared_error", "mse",
-    "Model", "Layer", "Dense", "Dropout", "BatchNorm",
+    "detect_anomaly", "compat_2019",
+    "cross_entropy", "binary_cross_entropy", "mean_squared_error", "mse",
+    "Model", "Layer", "Dense", "NeuralNode", "Dropout", "BatchNorm",
     "Optimizer", "SGD", "SGD_Momentum", "RMSProp", "RMS_Prop", "Adam",
     "one_hot", "batches", "gradcheck", "GradcheckError", "numerical_gradient", "relative_error",
-    "seed", "init", "data",
+    "seed", "init", "data", "Helper", "optimizer",
 ]

@@ -7,8 +7,10 @@ exception class or a property).
 """
 
 F64 = "<class 'numpy.float64'>"
-OPTIMIZER = "(model, x_train, y_train, hyperparam=None, batch_size=None, seed=None, **hyperparameters)"
-LAYER = "(self, n_in, n_out, name, init=None, dtype=None)"
+OPTIMIZER = ("(model, x_train=None, y_train=None, hyperparam=None, batch_size=128, seed=None, "
+             "**hyperparameters)")
+LAYER = "(self, n_in, n_out, name=None, init=None, dtype=None)"
+DENSE = f"(n_in, n_out, name=None, activation=None, init=None, dtype={F64})"
 BINARY = "(self, other)"
 UNARY = "(self)"
 INITIALISER = f"(fan_in, fan_out, dtype={F64})"
@@ -30,6 +32,11 @@ STABLE_API = {
     "Node.sum": "(self, axis=None)", "Node.mean": "(self, axis=None)", "Node.max": "(self, axis=None)",
     "Node.reshape": "(self, *shape)", "Node.__getitem__": "(self, index)",
     "Node.conv1d": "(self, kernel)", "Node.maxpool1d": "(self, size)",
+    # the 2019 library's forms (docs/COMPAT.md): x.T(), a.concatenate(b), ops written with
+    # ret.grad = grad and Node._set_grad, and its shapes and types in the opt-in 2019 mode
+    "Node.__call__": "(self)", "Node.concatenate": "(self, other, axis=0)",
+    "Node._set_grad": "(self, g_self, other=None, g_other=None) -> 'dict'",
+    "compat_2019": "(enabled=True)",
     "concatenate": "(nodes, axis=0) -> 'Node'",
     "maximum": "(a, b) -> 'Node'", "minimum": "(a, b) -> 'Node'",
     "custom_op": "(name: 'str', value, *inputs) -> 'Node'",
@@ -51,8 +58,9 @@ STABLE_API = {
     "Model.set_param": "(self, params: 'dict') -> 'None'",
     "Model.parameters": "(self) -> 'dict'", "Model.layers": "(self) -> 'list'",
     "Model.train": "(self, mode=True)", "Model.eval": "(self)",
+    "Model.neural_nodes": None,
     "Layer": "()",
-    "Dense": f"(n_in, n_out, name, activation=None, init=None, dtype={F64})",
+    "Dense": DENSE, "NeuralNode": DENSE,
     "Dropout": "(p=0.5)",
     "BatchNorm": f"(n, name, momentum=0.9, eps=1e-05, dtype={F64})",
     # -- optimizers --
@@ -61,8 +69,12 @@ STABLE_API = {
     "Optimizer.train": "(self, steps=1000, print_each=100, err_hist=False, progress=False)",
     "Optimizer.step": "(self, grads: 'dict') -> 'None'",
     "Optimizer.update": "(self, theta, g, state)",
+    "Optimizer.next_batch": "(self)", "Optimizer.alpha": None,
+    **{f"optimizer.{name}": OPTIMIZER for name in (
+        "SGD", "SGD_Momentum", "RMSProp", "RMS_Prop", "Adam", "Optimizer")},
     # -- helpers --
     "one_hot": f"(labels, num_classes=None, dtype={F64}) -> 'np.ndarray'",
+    "Helper.one_hot_encoding": f"(labels, num_classes=None, dtype={F64}) -> 'np.ndarray'",
     "batches": "(x, y, batch_size, seed=None, shuffle=True, repeat=False)",
     "gradcheck": "(fn, *inputs, eps=1e-06, tol=1e-06, floor=1.0, seed=0) -> 'float'",
     "GradcheckError": None,
@@ -78,8 +90,8 @@ STABLE_API = {
 
 # Hyperparameter names and defaults of each optimizer (keyword spelling; see Optimizer).
 HYPERPARAMETERS = {
-    "SGD": {"lr": 0.01},
-    "SGD_Momentum": {"lr": 0.01, "beta": 0.9},
+    "SGD": {"lr": 0.001},                        # 0.01 before issue 17: 2019's default is
+    "SGD_Momentum": {"lr": 0.001, "beta": 0.9},  # 0.001, and the paper's listing relies on it
     "RMSProp": {"lr": 0.001, "beta": 0.9, "epsilon": 1e-8},
     "Adam": {"lr": 0.001, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8},
 }

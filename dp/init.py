@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import numpy as np
 
-_generator = [np.random.default_rng()]
+_generator = [np.random]
 
 
 def seed(value: int | None) -> None:
-    """Make initialisation, dropout masks and mini-batch order reproducible."""
-    _generator[0] = np.random.default_rng(value)
+    """Make initialisation, dropout masks and mini-batch order reproducible: dp draws from a
+    generator of its own, seeded with `value`, from now on. ``seed(None)`` goes back to NumPy's
+    global generator, as at import."""
+    _generator[0] = np.random if value is None else np.random.default_rng(value)
 
 
-def generator() -> np.random.Generator:
+def generator():
+    """dp's random generator: NumPy's global one (the module np.random, whose functions dp
+    calls) until `seed` is called, as in the 2019 library, where np.random.seed(s) made a run
+    reproducible; then a np.random.Generator of dp's own."""
     return _generator[0]
 
 

@@ -6,10 +6,12 @@ keeps its layers as attributes and defines ``forward(x)`` and ``loss(x, y)``; it
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from . import init as initialisers
-from .node import Node, ShapeError, as_array
+from .node import Node, ShapeError, _state, as_array
 
 ACTIVATIONS = {
     None: lambda x: x, "linear": lambda x: x, "relu": Node.relu, "sigmoid": Node.sigmoid,
@@ -19,6 +21,32 @@ ACTIVATIONS = {
 
 def _node(x):
     return x if isinstance(x, Node) else Node(x)
+
+
+class Parameters(dict):
+    """``{parameter name: value}``. The 2019 library named a layer's parameters ``<layer>_weight``
+    and ``<layer>_bias``; looking up those names finds ``<layer>_W`` and ``<layer>_b``."""
+
+    ALIASES = {"_weight": "_W", "_bias": "_b"}   # 2019 suffix -> dp's
+
+    def key(self, name):
+        """The name under which `name` is stored: itself, or its dp spelling."""
+        if isinstance(name, str) and not dict.__contains__(self, name):
+            for old, new in self.ALIASES.items():
+                if name.endswith(old) and dict.__contains__(self, name[:-len(old)] + new):
+                    return name[:-len(old)] + new
+        return name
+
+    def __missing__(self, name):
+        if self.key(name) == name:
+            raise KeyError(name)
+        return self[self.key(name)]
+
+    def __contains__(self, name):
+        return dict.__contains__(self, self.key(name))
+
+    def get(self, name, default=None):
+        return dict.get(self, self.key(name), default)
 
 
 class Layer:
@@ -36,9 +64,13 @@ class Layer:
 class Dense(Layer):
     """h = act(x @ W + b), with W of shape (n_in, n_out) named ``<name>_W`` and the bias b of
     shape (1, n_out) named ``<name>_b`` (zeros). Default initialisation: He for ReLU, else Xavier.
+    Without a name, a layer gets one of its own: dense1, dense2, ... (`NeuralNode` in 2019).
     """
 
-    def __init__(self, n_in, n_out, name, activation=None, init=None, dtype=np.float64):
+    _unnamed = itertools.count(1)
+
+    def __init__(self, n_in, n_out, name=None, activation=None, init=None, dtype=np.float64):
+        name = name or f"dense{next(Dense._unnamed)}"
         if activation not in ACTIVATIONS:
             raise ValueError(f"Dense {name!r}: unknown activation {activation!r}; "
                              f"choose one of {[a for a in ACTIVATIONS if a]}")
@@ -110,21 +142,29 @@ class Model:
         self.training = True
 
     # -- layers, as methods (the paper's spelling) --------------------------------------------
-    def Linear_Layer(self, n_in, n_out, name, init=None, dtype=None):
+    def Linear_Layer(self, n_in, n_out, name=None, init=None, dtype=None):
         """h = x @ W + b."""
-        return Dense(n_in, n_out, name, None, init, dtype or self._dtype())
+        return self._dense(n_in, n_out, name, None, init, dtype)
 
-    def ReLU_Layer(self, n_in, n_out, name, init=None, dtype=None):
+    def ReLU_Layer(self, n_in, n_out, name=None, init=None, dtype=None):
         """h = relu(x @ W + b)."""
-        return Dense(n_in, n_out, name, "relu", init, dtype or self._dtype())
+        return self._dense(n_in, n_out, name, "relu", init, dtype)
 
-    def Sigmoid_Layer(self, n_in, n_out, name, init=None, dtype=None):
+    def Sigmoid_Layer(self, n_in, n_out, name=None, init=None, dtype=None):
         """h = sigmoid(x @ W + b)."""
-        return Dense(n_in, n_out, name, "sigmoid", init, dtype or self._dtype())
+        return self._dense(n_in, n_out, name, "sigmoid", init, dtype)
 
-    def Tanh_Layer(self, n_in, n_out, name, init=None, dtype=None):
+    def Tanh_Layer(self, n_in, n_out, name=None, init=None, dtype=None):
         """h = tanh(x @ W + b)."""
-        return Dense(n_in, n_out, name, "tanh", init, dtype or self._dtype())
+        return self._dense(n_in, n_out, name, "tanh", init, dtype)
+
+    def _dense(self, n_in, n_out, name, activation, init, dtype):
+        """A Dense layer of this model. Without a name, the model's unnamed layers are called
+        layer1, layer2, ... in the order they are made, so two instances name them alike."""
+        if name is None:
+            self._unnamed_layers = getattr(self, "_unnamed_layers", 0) + 1
+            name = f"layer{self._unnamed_layers}"
+        return Dense(n_in, n_out, name, activation, init, dtype or self._dtype())
 
     def Dropout_Layer(self, p=0.5):
         return Dropout(p)
@@ -167,9 +207,11 @@ class Model:
                 todo.extend(reversed(item.values()))
         return found
 
+    neural_nodes = property(_find_layers, doc="The layers, under their 2019 name (see layers).")
+
     def parameters(self) -> dict:
         """``{name: Node}`` of every trainable parameter: layers' and named Node attributes."""
-        params = {}
+        params = Parameters()
         sources = [layer.parameters() for layer in Model._find_layers(self)]
         sources.append({n.name: n for n in vars(self).values() if isinstance(n, Node) and n.name})
         for source in sources:
@@ -180,27 +222,31 @@ class Model:
 
     def get_param(self) -> dict:
         """``{name: array}``, copies of the current parameter values."""
-        return {name: node.value.copy() for name, node in self.parameters().items()}
+        return Parameters({name: node.value.copy() for name, node in self.parameters().items()})
 
     def set_param(self, params: dict) -> None:
-        """Replace parameter values by name (a subset is fine); the next forward pass uses them."""
+        """Replace parameter values by name (a subset is fine); the next forward pass uses them.
+        The 2019 names (``<layer>_weight``, ``<layer>_bias``) are understood."""
         own = self.parameters()
         for name, value in params.items():
             if name not in own:
                 raise KeyError(f"set_param: the model has no parameter {name!r}; it has {sorted(own)}")
-            value = as_array(value, dtype=own[name].dtype)
-            if value.shape != own[name].shape:
-                raise ShapeError(f"set_param: {name!r} has shape {own[name].shape}, got {value.shape}")
-            own[name].value = value.copy()
+            node = own[name]
+            value = as_array(value, dtype=node.dtype)
+            if value.shape != node.shape:
+                raise ShapeError(f"set_param: {name!r} has shape {node.shape}, got {value.shape}")
+            node.value = value.copy()
 
     def get_grad(self, x, y):
-        """``(grads, loss)``: d loss / d parameter for every parameter, and the loss as a float."""
+        """``(grads, loss)``: d loss / d parameter for every parameter, and the loss as a float
+        (as the Node itself in the 2019 mode, `dp.compat_2019`)."""
         loss = self.loss(x, y)
         if not isinstance(loss, Node) or loss.value.size != 1:
             raise ValueError(f"get_grad: loss(x, y) must return a scalar Node, got {loss!r:.80}")
         grads = loss.grad(1)
-        return ({name: grads[name] if name in grads else np.zeros_like(node.value)
-                 for name, node in self.parameters().items()}, float(loss.value))
+        return (Parameters({name: grads[name] if name in grads else np.zeros_like(node.value)
+                            for name, node in self.parameters().items()}),
+                loss if _state["compat_2019"] else loss.item())
 
     # -- modes ---------------------------------------------------------------------------------
     def train(self, mode=True):
@@ -214,3 +260,6 @@ class Model:
         """Evaluation mode: dropout off, running statistics in batch norm."""
         return self.train(False)
 
+
+
+NeuralNode = Dense  # the 2019 library's name of a layer

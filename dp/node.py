@@ -10,7 +10,11 @@ The engine (`Node.grad`) does the rest once, for every op:
 * sums a broadcast gradient back to the operand's shape (``_unbroadcast``).
 
 Shapes follow NumPy. Reductions over an axis keep that axis (an (m, n) matrix summed over
-axis 1 is (m, 1)), as in the 2019 library; a reduction over everything gives a 0-d scalar.
+axis 1 is (m, 1)), as in the 2019 library; a reduction over everything gives a 0-d scalar
+(a (1, 1) matrix in the 2019 mode, `compat_2019`).
+
+Ops written as in the 2019 library work too: ``ret = Node(value)``, then ``ret.grad = grad``,
+where ``grad(g)`` returns ``Node._set_grad(operand, g_operand, ...)`` (see `Node._set_grad`).
 """
 from __future__ import annotations
 
@@ -18,10 +22,11 @@ import contextlib
 import functools
 import gc
 import numbers
+import types
 
 import numpy as np
 
-_state = {"grad_enabled": True, "anomaly": False}
+_state = {"grad_enabled": True, "anomaly": False, "compat_2019": False}
 
 
 class ShapeError(ValueError):
@@ -48,6 +53,28 @@ def detect_anomaly():
         yield
     finally:
         _state["anomaly"] = previous
+
+
+class compat_2019:
+    """The 2019 library's shapes and types where they differ from dp's (docs/COMPAT.md):
+
+    * a sum, mean or max over everything keeps every axis: (1, 1) for a matrix;
+    * a 1-d argument of ``dot`` is a column, and the product stays one: (m, k) . (k,) is (m, 1);
+    * ``Model.get_grad`` returns the loss as a Node, ``Optimizer.train`` as a (1, 1) array.
+
+    ``dp.compat_2019()`` turns the mode on, ``dp.compat_2019(False)`` off again, and
+    ``with dp.compat_2019():`` turns it on for a block.
+    """
+
+    def __init__(self, enabled=True):
+        self.previous = _state["compat_2019"]
+        _state["compat_2019"] = bool(enabled)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        _state["compat_2019"] = self.previous
 
 
 @contextlib.contextmanager
@@ -105,6 +132,31 @@ def _unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
 
 
+def _accumulate(into: dict, grads: dict) -> dict:
+    """Add the gradients `grads` ({leaf name: array}) into `into`, name by name."""
+    for name, g in grads.items():
+        into[name] = into[name] + g if name in into else g
+    return into
+
+
+class _OwnGrad:
+    """`Node.grad`, which a node may replace by a function of its own, as the 2019 library wrote
+    its ops: ``ret.grad = grad``. Reading ``node.grad`` then gives that function; backprop calls
+    it where it reaches the node. The node then leads to the leaves its function reaches."""
+
+    def __init__(self, method):
+        functools.update_wrapper(self, method)
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self.__wrapped__
+        return node._grad_fn or types.MethodType(self.__wrapped__, node)
+
+    def __set__(self, node, function):
+        node._grad_fn = function
+        node.needs_grad = True
+
+
 class Node:
     """A value in the computational graph.
 
@@ -112,7 +164,7 @@ class Node:
     for; unnamed leaves are constants (data, labels). Ops on nodes make new, unnamed nodes.
     """
 
-    __slots__ = ("value", "name", "op", "_inputs", "needs_grad")
+    __slots__ = ("value", "name", "op", "_inputs", "needs_grad", "_grad_fn")
     __array_ufunc__ = None  # `ndarray + Node` must call Node.__radd__, not broadcast over it
 
     def __init__(self, value, name: str | None = None):
@@ -121,13 +173,14 @@ class Node:
         self.op = "leaf"
         self._inputs = ()          # ((operand, gradient function), ...)
         self.needs_grad = name is not None
+        self._grad_fn = None       # a 2019-style op's own backprop function (see _OwnGrad)
 
     # -- construction ------------------------------------------------------------------
     @staticmethod
     def _result(value, op_name, *inputs) -> "Node":
         """A new node from `inputs` = (operand, local gradient function) pairs."""
         out = Node.__new__(Node)
-        out.value, out.name, out.op = value, None, op_name
+        out.value, out.name, out.op, out._grad_fn = value, None, op_name, None
         live = ()  # only the operands that lead to a named leaf (a plain loop: this runs per op)
         if _state["grad_enabled"]:
             for operand, local in inputs:
@@ -162,9 +215,13 @@ class Node:
         return (self[i] for i in range(len(self)))
 
     def item(self) -> float:
-        return float(self.value)
+        return self.value.item()
 
     __float__ = item
+
+    def __call__(self):
+        """The node itself, so that the 2019 library's method call ``x.T()`` means ``x.T``."""
+        return self
 
     # -- reverse-mode differentiation ----------------------------------------------------
     def _topological_order(self) -> list:
@@ -186,6 +243,7 @@ class Node:
                 order.append(node)
         return order[::-1]
 
+    @_OwnGrad
     def grad(self, g=1) -> dict:
         """Backpropagate the upstream gradient `g` (1 for a scalar loss).
 
@@ -199,11 +257,14 @@ class Node:
                     f"grad: the output has shape {self.value.shape}; call grad(1) on a scalar "
                     f"(e.g. .sum()), or pass an upstream gradient of that shape, not {g.shape}")
             g = g.reshape(self.value.shape)
-        grads, leaves, handed = {id(self): g}, {}, set()
+        grads, leaves, handed, found = {id(self): g}, {}, set(), {}
         anomaly = _state["anomaly"]
         with _gc_paused():
             for node in self._topological_order():
                 g = grads.pop(id(node))
+                if node._grad_fn is not None:       # an op written the 2019 way: its function
+                    _accumulate(found, node._grad_fn(g))  # returns the gradients of its leaves
+                    continue
                 if node.name is not None and not node._inputs:
                     other = leaves.setdefault(node.name, node)
                     if other is not node:
@@ -222,7 +283,20 @@ class Node:
                             f"of shape {operand.shape} is not finite")
                     key = id(operand)
                     grads[key] = grads[key] + contribution if key in grads else contribution
-        return {name: grads[name] for name in leaves}
+        return _accumulate({name: grads[name] for name in leaves}, found)
+
+    def _set_grad(self, g_self, other=None, g_other=None) -> dict:
+        """How an op written the 2019 way passes the gradient on to its operands:
+        ``Node._set_grad(a, g_a, b, g_b)`` backpropagates g_a from `a` and g_b from `b` and
+        returns the gradients of the named leaves that they reach, summed by name. Each g is
+        first summed over the axes that broadcasting added to its operand."""
+        found = {}
+        for node, g in ((self, g_self), (other, g_other)):
+            if isinstance(node, Node):
+                g = np.asarray(g, dtype=node.dtype)
+                g = _unbroadcast(g, node.shape) if g.ndim >= node.ndim else g
+                _accumulate(found, node.grad(np.broadcast_to(g, node.shape)))
+        return found
 
     # -- arithmetic ------------------------------------------------------------------------
     @op("add")
@@ -275,10 +349,12 @@ class Node:
     def dot(self, other):
         """Matrix product a @ b, shapes (..., m, k) @ (..., k, n) -> (..., m, n).
 
-        d/da = g @ b^T, d/db = a^T @ g. A 1-d operand is a row (left) or a column (right).
+        d/da = g @ b^T, d/db = a^T @ g. A 1-d operand is a row (left) or a column (right); the
+        product drops that axis (it keeps the column in the 2019 mode, `compat_2019`).
         """
         other = self._lift(other)
         a, b = self.value, other.value
+        b_vector = b.ndim == 1 and not _state["compat_2019"]
         if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
             raise ShapeError(f"dot: {a.shape} @ {b.shape}: the inner dimensions differ")
         a2 = a if a.ndim > 1 else a[None, :]
@@ -293,10 +369,10 @@ class Node:
             gb = a2.swapaxes(-1, -2) @ g.reshape(out2.shape)
             return gb[..., 0] if b.ndim == 1 else gb
         value = out2                      # without the axes added for 1-d operands:
-        if b.ndim == 1:
+        if b_vector:
             value = value[..., 0]         # (..., m, 1) -> (..., m)
         if a.ndim == 1:
-            value = value[..., 0, :] if b.ndim > 1 else value[..., 0]
+            value = value[..., 0] if b_vector else value[..., 0, :]
         return Node._result(value, "dot", (self, to_a), (other, to_b))
 
     __matmul__ = dot
@@ -312,7 +388,7 @@ class Node:
         return Node._result(self.value.transpose(axes), "transpose",
                             (self, lambda g: g.transpose(np.argsort(axes))))
 
-    T = property(lambda self: self.transpose())
+    T = property(lambda self: self.transpose())  # x.T() works too (Node.__call__), as in 2019
 
     # -- elementwise functions: f(a), d/da = f'(a) -------------------------------------------
     def _elementwise(self, name, value, derivative):
@@ -388,8 +464,8 @@ class Node:
     @op("sum")
     def sum(self, axis=None):
         """Sum of all elements, or along `axis` (kept).  d/da = g broadcast back to a's shape
-        (a read-only view: no copy)."""
-        out = self.value.sum(axis=axis, keepdims=axis is not None)
+        (a read-only view: no copy). The sum of all is 0-d ((1, 1) in the 2019 mode)."""
+        out = self.value.sum(axis=axis, keepdims=axis is not None or _state["compat_2019"])
         return Node._result(out, "sum", (self, lambda g: np.broadcast_to(g, self.value.shape)))
 
     def mean(self, axis=None):
@@ -402,7 +478,7 @@ class Node:
     def max(self, axis=None):
         """Maximum, or along `axis` (kept).  d/da = g where a is the maximum, shared among ties."""
         kept = self.value.max(axis=axis, keepdims=True)
-        out = kept if axis is not None else kept.reshape(())
+        out = kept if axis is not None or _state["compat_2019"] else kept.reshape(())
         is_max = self.value == kept
         share = (is_max / is_max.sum(axis=axis, keepdims=True)).astype(self.value.dtype)
         return Node._result(out, "max", (self, lambda g: g.reshape(kept.shape) * share))
@@ -414,6 +490,10 @@ class Node:
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return Node._result(self.value.reshape(shape), "reshape",
                             (self, lambda g: g.reshape(self.value.shape)))
+
+    def concatenate(self, other, axis=0):
+        """This node and `other` joined along `axis`: the 2019 method for `dp.concatenate`."""
+        return concatenate([self, other], axis)
 
     @op("getitem")
     def __getitem__(self, index):
@@ -436,9 +516,11 @@ class Node:
         """
         kernel = self._lift(kernel)
         x, k = self.value, kernel.value
+        if k.ndim == 2 and k.shape[0] == 1:   # a (1, K) row, as a library of matrices writes it
+            k = k[0]
         if k.ndim != 1 or x.ndim == 0 or k.shape[0] > x.shape[-1]:
-            raise ShapeError(f"conv1d: input {x.shape} with kernel {k.shape}: the kernel must be "
-                             f"1-d and no longer than the last axis")
+            raise ShapeError(f"conv1d: input {x.shape} with kernel {kernel.shape}: the kernel must "
+                             f"be 1-d (or a (1, K) row) and no longer than the last axis")
         windows = np.lib.stride_tricks.sliding_window_view(x, k.shape[0], axis=-1)
 
         def to_input(g):
@@ -447,7 +529,8 @@ class Node:
                 gx[..., j:j + g.shape[-1]] += g * kj
             return gx
         return Node._result(windows @ k, "conv1d", (self, to_input),
-                            (kernel, lambda g: np.tensordot(g, windows, axes=g.ndim)))
+                            (kernel, lambda g: np.tensordot(g, windows, axes=g.ndim)
+                                     .reshape(kernel.shape)))
 
     @op("maxpool1d")
     def maxpool1d(self, size):

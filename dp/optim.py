@@ -6,6 +6,10 @@ they are updated in place; theta and g are not (they may be shared with the call
 theta is a new array. Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a
 dictionary ``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
 
+The defaults are the 2019 library's, so that the paper's ``SGD(net, x_train, y_train)`` trains:
+learning rate 0.001, and mini-batches of 128 examples drawn at random with replacement through
+NumPy's global generator (``np.random.seed`` repeats a run; see `Optimizer.next_batch`).
+
 Speed: on large parameters an update is bound by memory, not arithmetic. Each NumPy operation is
 a pass over the array, and each temporary array is fresh memory to fault in and fill. So the
 rules compute into two scratch arrays that the optimizer keeps from step to step (``out=``),
@@ -19,18 +23,21 @@ import sys
 
 import numpy as np
 
-from .node import no_grad
+from .init import generator
+from .node import Node, _state, no_grad
 from .utils import batches
 
 
 class Optimizer:
-    """Trains `model` on (x_train, y_train) with mini-batches of `batch_size` (None: all)."""
+    """Trains `model` on (x_train, y_train) with mini-batches of `batch_size` (None: all the
+    data at every step), drawn as `next_batch` says. Without data (``SGD(net)``), the model's
+    loss is given x = y = None."""
 
     defaults: dict = {}
     legacy_names = {"alpha": "lr", "learning_rate": "lr"}
 
-    def __init__(self, model, x_train, y_train, hyperparam=None, batch_size=None, seed=None,
-                 **hyperparameters):
+    def __init__(self, model, x_train=None, y_train=None, hyperparam=None, batch_size=128,
+                 seed=None, **hyperparameters):
         settings = dict(self.defaults)
         for key, value in {**(hyperparam or {}), **hyperparameters}.items():
             key = self.legacy_names.get(key, key)
@@ -47,6 +54,15 @@ class Optimizer:
         self.steps_done = 0
         self._batches = None
         self._scratch = {}   # (shape, dtype) -> two arrays the update rules compute in
+
+    @property
+    def alpha(self):
+        """The learning rate under its 2019 name: the same as `lr`."""
+        return self.lr
+
+    @alpha.setter
+    def alpha(self, value):
+        self.lr = value
 
     def _scratch_arrays(self, like) -> tuple:
         """Two arrays shaped like `like`, for an update rule to compute in. They are reused by
@@ -69,8 +85,17 @@ class Optimizer:
                 node.value = self.update(node.value, grads[name], self.state.setdefault(name, {}))
 
     def next_batch(self):
+        """The examples of the next step: all of them if batch_size is None. With a seed, the
+        next batch_size of a random order drawn each epoch by a generator of that seed (every
+        example once per epoch). Without one, as in the 2019 library, batch_size examples drawn
+        at random with replacement from dp's generator, which is NumPy's global np.random until
+        dp.seed is called: np.random.seed(s) repeats a run."""
         if self.batch_size is None or self.x_train is None:
             return self.x_train, self.y_train
+        if self.seed is None:
+            x, y = np.asarray(self.x_train), np.asarray(self.y_train)
+            index = generator().choice(len(x), self.batch_size)
+            return x[index], y[index]
         if self._batches is None:
             self._batches = batches(self.x_train, self.y_train, self.batch_size, seed=self.seed,
                                     repeat=True)
@@ -81,7 +106,7 @@ class Optimizer:
 
         Returns the last loss, or ``(loss, loss_hist, para_hist)`` when `err_hist` is true:
         the loss of every step (computed before that step's update) and the parameters after
-        every step.
+        every step. The losses are floats; the last one a (1, 1) array in the 2019 mode.
         """
         loss_hist, para_hist = [], []
         counter = range(1, steps + 1)
@@ -92,6 +117,7 @@ class Optimizer:
         loss = math.nan
         for i in counter:
             grads, loss = self.model.get_grad(*self.next_batch())
+            loss = (loss if isinstance(loss, Node) else Node(loss)).item()  # a Node in 2019 mode
             if not math.isfinite(loss):
                 raise FloatingPointError(f"{type(self).__name__}.train: the loss became {loss} at "
                                          f"step {i}; try a smaller learning rate, and look for a "
@@ -103,13 +129,15 @@ class Optimizer:
                 para_hist.append(self.model.get_param())
             if print_each and i % print_each == 0:
                 say(f"step {i:>{len(str(steps))}}/{steps}  loss {loss:.6g}", file=sys.stdout)
+        if _state["compat_2019"]:
+            loss = np.full((1, 1), loss)
         return (loss, loss_hist, para_hist) if err_hist else loss
 
 
 class SGD(Optimizer):
     """theta <- theta - lr * g"""
 
-    defaults = {"lr": 0.01}
+    defaults = {"lr": 0.001}
 
     def update(self, theta, g, state):
         step, _ = self._scratch_arrays(g)
@@ -138,7 +166,7 @@ def _adaptive_step(theta, lr, numerator, mean_square, epsilon, a, b):
 class SGD_Momentum(Optimizer):
     """v <- beta * v + (1 - beta) * g;  theta <- theta - lr * v   (v starts at 0)"""
 
-    defaults = {"lr": 0.01, "beta": 0.9}
+    defaults = {"lr": 0.001, "beta": 0.9}
 
     def update(self, theta, g, state):
         a, _ = self._scratch_arrays(g)
@@ -150,6 +178,7 @@ class RMSProp(Optimizer):
     """s <- beta * s + (1 - beta) * g^2;  theta <- theta - lr * g / (sqrt(s) + epsilon)"""
 
     defaults = {"lr": 0.001, "beta": 0.9, "epsilon": 1e-8}
+    legacy_names = {**Optimizer.legacy_names, "beta2": "beta"}   # the 2019 name of its decay
 
     def update(self, theta, g, state):
         a, b = self._scratch_arrays(g)

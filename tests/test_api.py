@@ -10,7 +10,7 @@ from dp.api import HYPERPARAMETERS, STABLE_API
 def resolve(dotted):
     obj = dp
     for part in dotted.split("."):
-        obj = inspect.getattr_static(obj, part) if inspect.isclass(obj) else getattr(obj, part)
+        obj = getattr(obj, part)   # on a class: a property stays a property (Node.grad: the method)
     return obj
 
 

@@ -350,7 +350,7 @@ for name, optimizer_class, settings in [("your Adam", MyAdam, {"eps": 1e-8}),
                                         ("dp.Adam", dp.Adam, {"epsilon": 1e-8})]:
     dp.seed(0)
     net = Regressor()
-    optimizer = optimizer_class(net, x_fit, y_fit, lr=0.02, **settings)
+    optimizer = optimizer_class(net, x_fit, y_fit, lr=0.02, batch_size=None, **settings)
     _, histories[name], _ = optimizer.train(steps=300, print_each=0, err_hist=True)
 print("largest difference between the loss histories:",
       np.max(np.abs(np.subtract(*histories.values()))))

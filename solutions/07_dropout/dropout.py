@@ -243,7 +243,7 @@ curves = {}
 for p in (0.0, 0.5):
     dp.seed(0)
     net = Regressor(p)
-    optimizer = dp.Adam(net, x_train, y_train, lr=3e-3)
+    optimizer = dp.Adam(net, x_train, y_train, lr=3e-3, batch_size=None)  # all 50 at each step
     curves[p] = {"train": [], "test": []}
     for _ in range(40):
         optimizer.train(steps=25, print_each=0)
