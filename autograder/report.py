@@ -240,7 +240,7 @@ def feedback_html(result: dict, figures=()) -> str:
                      for i, png in enumerate(figures))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>{e(result['assignment'])}: feedback for {e(result['student'])}</title>
+<title>{e(result.get('title') or result['assignment'])}: feedback for {e(result['student'])}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; }}

@@ -83,3 +83,44 @@ def test_a_cell_label_quotes_the_first_line_and_the_execution_count():
     assert cell_labels(notebook) == {2: "the cell [7] that begins “import torch  # why not”",
                                      3: "the cell that begins “x = '" + "a" * 74 + "…”",
                                      4: "the empty code cell"}
+
+
+# -- the feedback page and the table (item 10) --------------------------------------------------
+def test_the_feedback_page_is_headed_by_the_assignment_title(renamed):
+    page = report.feedback_html(renamed)
+    title = COURSE.assignment(A).title
+    assert f"<h1>{title}</h1>" in page and f"<title>{title}: feedback for student</title>" in page
+    assert report.LEGEND in page
+
+
+def test_the_table_says_what_to_do_with_a_broken_notebook_and_has_a_legend():
+    broken = {"student": "dmitri", "assignment": A, "score": 0.0, "max_score": 10.0,
+              "status": "error", "tasks": [],
+              "message": "unreadable notebook: the notebook is not valid JSON (line 80: Expecting "
+                         "',' delimiter). Download it again from JupyterLab (File > Download) and "
+                         "submit that file"}
+    lines = report.table([broken]).splitlines()
+    assert lines[1].endswith("⚠ " + broken["message"]) and lines[-1] == report.LEGEND
+
+
+def test_figures_for_the_feedback_keep_an_axis_label_past_the_figures_edge():
+    """The loss plot of 04 and 09 is 6 x 3 inches: saved at its own size, its x label was cut."""
+    import base64
+    import io
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+    from autograder.probes.common import figure_pngs
+    plt.close("all")
+    figure = plt.figure(figsize=(4, 1.2))
+    plt.plot([3, 2, 1])
+    plt.xlabel("SGD step", color="red", fontsize=14)
+    try:
+        [png] = figure_pngs()
+    finally:
+        plt.close(figure)
+    pixels = matplotlib.image.imread(io.BytesIO(base64.b64decode(png)))
+    red = (pixels[..., 0] > 0.8) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)
+    rows = red.any(axis=1).nonzero()[0]
+    assert rows.size and rows.max() < pixels.shape[0] - 1, "the x label is missing or cut"

@@ -29,11 +29,13 @@ def _figures(ns=None, held_only=False):
 
 
 def figure_pngs(ns=None, dpi=80):
-    """Every open figure as a base64 PNG string (for the feedback page)."""
+    """Every open figure as a base64 PNG string (for the feedback page), cropped to what it
+    draws as Jupyter's inline backend does (bbox_inches="tight"): the figure's own size would
+    clip an axis label that reaches past it."""
     images = []
     for figure in _figures(ns)[:10]:
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=dpi)
+        figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
         images.append(base64.b64encode(buffer.getvalue()).decode("ascii"))
     return images
 
