@@ -157,6 +157,19 @@ def _quiet_pytest():
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
 
 
+def _credit(outcomes) -> float:
+    """The share of a task's points its checks earn: all when every check passed; when the only
+    other checks failed with a measured partial credit (metrics["credit"] in [0, 1], e.g. 09's
+    accuracy between its floor and its bar), the smallest of those; else none."""
+    if not outcomes:
+        return 0.0
+    shares = [1.0 if o[2] == "passed" else o[4].get("credit") if o[2] == "failed" else None
+              for o in outcomes]
+    if any(not isinstance(s, float) or not 0.0 <= s <= 1.0 for s in shares):
+        return 0.0
+    return min(shares)
+
+
 def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
     """Run the checks; return one result per task of `assignment` (or of `tasks`):
     {"id", "points", "max_points", "status", "message", "metrics", "checks"}."""
@@ -180,7 +193,7 @@ def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
             for key, value in o[4].items():
                 metrics[key] = max(metrics[key], value) if isinstance(value, (int, float)) and \
                     isinstance(metrics.get(key), (int, float)) else value
-        results.append({"id": task.id, "title": task.title, "points": task.points if status == "passed" and mine else 0.0,
+        results.append({"id": task.id, "title": task.title, "points": task.points * _credit(mine),
                         "max_points": task.points, "status": status if mine else "error",
                         "message": message, "metrics": metrics,
                         "checks": [{"name": o[1], "status": o[2], "message": o[3]} for o in mine]})

