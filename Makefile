@@ -54,7 +54,16 @@ $(LAB_OVERRIDES): Makefile
 	mkdir -p $(dir $@)
 	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $@
 
-lab: $(STAMP) $(LAB_OVERRIDES)
+# A student's tools only (the `student` extra, as in the bundle): `make lab` is the one command
+# that installs and opens the course, in this repository and in the student bundle.
+STUDENT_STAMP := $(VENV)/.installed-student
+
+$(STUDENT_STAMP): pyproject.toml
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q -e '.[student]'
+	touch $(STUDENT_STAMP)
+
+lab: $(STUDENT_STAMP) $(LAB_OVERRIDES)
 	$(VPY) -m jupyter lab $(LAB_ARGS)
 
 .PHONY: lab

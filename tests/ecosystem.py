@@ -90,7 +90,7 @@ def jupyter(root_dir: Path, home: Path, app: str = "lab", make_lab: bool = False
                "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}"]
     if make_lab:   # as it is, without reinstalling (-o: take the venv as up to date)
-        command = ["make", "-o", ".venv/.installed-dev", "lab", "LAB_ARGS=" + " ".join(options)]
+        command = ["make", "-o", ".venv/.installed-student", "lab", "LAB_ARGS=" + " ".join(options)]
     else:
         command = [sys.executable, "-m", "jupyter", app, *options]
     with open(log, "wb") as out:

@@ -59,7 +59,7 @@ def test_bundle_has_the_library_the_exercises_the_checks_and_a_readme(bundle):
     assert {p for p in files(ROOT / "dp") if "__pycache__" not in p} == \
         {p.removeprefix("dp/") for p in shipped if p.startswith("dp/")}
     readme = (bundle / "README.md").read_text()
-    assert "pip install -e ." in readme and "jupyter lab" in readme and 'check("' in readme
+    assert "pip install -e '.[student]'" in readme and "make lab" in readme and 'check("' in readme
 
 
 def test_bundle_has_no_solutions_tests_git_or_grading_engine(bundle):
