@@ -15,10 +15,12 @@ import pytest
 
 import dp
 from autograder.judge import run_checks
+from autograder.references import convolution as reference
 from autograder.selfcheck import LocalSubmission
-from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, full_marks,
-                           grade_notebook, load_checks, notebook_tests, notebooks_fixture,
-                           solution_source, threadpool_limits)
+from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, explain,
+                           full_marks, grade_notebook, grade_source, load_checks, mutate,
+                           notebook_tests, notebooks_fixture, points, solution_source,
+                           threadpool_limits)
 
 ASSIGNMENT = "11_convolution"
 FULL = full_marks(ASSIGNMENT)
@@ -55,6 +57,7 @@ def test_solution_earns_full_marks(notebooks):
     assert metrics["conv1d_grad"]["max_rel_error"] < 1e-12, metrics
     assert metrics["maxpool_grad"]["max_rel_error"] < 1e-12, metrics
     assert metrics["histogram_classifier"]["accuracy"] >= 0.99, metrics
+    assert metrics["histogram_classifier"]["accuracy_of_the_trained_parameters"] >= 0.99, metrics
     attack = metrics["adversarial_input"]
     assert attack["f_before"] < 0 < attack["f_after"], metrics
 
@@ -64,11 +67,44 @@ def test_solution_earns_full_marks(notebooks):
                                                                   **LIKE_JUPYTER_IN_ITS_FOLDER)
 
 
+# -- a predict that needs no network ----------------------------------------------------------------
+CHI_SQUARE = """
+    statistic = SAMPLES * ((histograms - NORMAL_HISTOGRAM) ** 2 / NORMAL_HISTOGRAM).sum(axis=1)
+    return (statistic < 53.6).astype(int)       # Pearson's test, its cut set on x_train
+"""
+
+
+def forged_source() -> str:
+    """Issue 14's forgery in 11: predict is a closed-form test of normality (Pearson's chi-square
+    against the standard normal's histogram, 0.994 right on the notebook's x_test), and net is
+    never trained (the rest of the solution is honest)."""
+    source = mutate(solution_source(ASSIGNMENT),
+                    "    with dp.no_grad():\n        return (net.forward(histograms).value > 0).astype(int)\n",
+                    CHI_SQUARE.lstrip("\n"))
+    return mutate(source, "_, loss_hist, _ = optimizer.train(steps=4000, print_each=1000, err_hist=True)",
+                  "loss_hist = [1.0]")
+
+
+def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path):
+    """predict's labels pass on their own; the grader's forward pass with net's (untrained)
+    parameters fails, and histogram_classifier earns 0. The ops keep their points."""
+    result = grade_source(forged_source(), ASSIGNMENT, tmp_path, "forger")
+    got = points(result)
+    assert got["histogram_classifier"] == 0 and got["conv1d_grad"] == FULL["conv1d_grad"] and \
+        got["maxpool_grad"] == FULL["maxpool_grad"], explain(result)
+    [task] = [t for t in result["tasks"] if t["id"] == "histogram_classifier"]
+    verdicts = {c["name"]: c["status"] for c in task["checks"]}
+    assert verdicts == {"test_accuracy_on_histograms_held_by_the_grader": "passed",
+                        "test_the_trained_parameters_classify_through_the_graders_network": "failed"}, task
+    assert task["metrics"]["accuracy"] >= 0.99 > task["metrics"]["accuracy_of_the_trained_parameters"], task
+    assert task["message"].startswith("the grader's HistogramNet with net's trained parameters"), task
+
+
 # -- the grader's references and data ----------------------------------------------------------------
 def test_reference_conv1d_is_the_textbook_correlation_with_its_gradients():
     rng = np.random.default_rng(4)
     x, k, g = rng.normal(size=(3, 11)), np.array([2.0, -1.0, 0.5, 3.0]), rng.normal(size=(3, 8))
-    ref = checks.reference_conv(x, k, g)
+    ref = reference.conv(x, k, g)
     assert np.allclose(ref["value"], [np.correlate(row, k, "valid") for row in x], rtol=1e-13)
     # dL/dk_j = sum_b sum_i g_bi x_b(i+j): correlation of x with g, not reversed
     kernel_gradient = sum(np.correlate(xb, gb, "valid") for xb, gb in zip(x, g))
@@ -79,7 +115,7 @@ def test_reference_conv1d_is_the_textbook_correlation_with_its_gradients():
 
 def test_reference_maxpool_routes_the_gradient_to_each_maximum():
     x = np.array([[3.0, 1, -5, 0, 2.5, 2, 9, 5]])
-    ref = checks.reference_pool(x, 2, np.array([[1.0, 2, 3, 4]]))
+    ref = reference.pool(x, 2, np.array([[1.0, 2, 3, 4]]))
     assert ref["value"].tolist() == [[3, 0, 2.5, 9]]
     assert ref["x"].tolist() == [[1, 0, 0, 2, 3, 0, 4, 0]]
 
@@ -105,7 +141,7 @@ def test_reference_f_is_the_notebooks_network(solved):
     x, _ = checks.histograms(50, np.random.default_rng(9))
     with dp.no_grad():
         notebook = solved["net"].forward(x).value
-    assert np.allclose(checks.reference_f(solved["net"].get_param(), x), notebook, rtol=1e-12)
+    assert np.allclose(reference.classifier_f(solved["net"].get_param(), x), notebook, rtol=1e-12)
 
 
 # -- correct code written otherwise, on hidden seeds -----------------------------------------------
@@ -151,3 +187,4 @@ def test_correct_code_written_otherwise_passes_on_hidden_seeds(solved, seed):
         (r["id"], r["message"]) for r in results if r["status"] != "passed"]
     metrics = {r["id"]: r["metrics"] for r in results}
     assert metrics["histogram_classifier"]["accuracy"] >= 0.993, metrics
+    assert metrics["histogram_classifier"]["accuracy_of_the_trained_parameters"] >= 0.993, metrics

@@ -1,21 +1,25 @@
 """Checks of 11 convolution: the 1-d cross-correlation and its gradients, max-pooling and its
 gradient, the histogram classifier's accuracy, and the adversarial input.
 
-The reference for the ops is dp's own `Node.conv1d` and `Node.maxpool1d`, differentiated for a
-random upstream gradient (not all ones), with kernels far from symmetric (a symmetric kernel
-hides every flip), on shapes drawn here when grading. The classifier is measured on histograms
-drawn here with the notebook's recipe (`histograms`, the same code), whose labels never leave
-the grader. The attack's path is judged with f recomputed here, with dp, from the parameters the
-network had when it was attacked: every point a histogram, small steps, and a stop at the first
-histogram with f > 0.
+The expected values come from the references (autograder/references/convolution.py, the
+grader's side only, replayed from public cases in the student bundle). The reference for the ops
+is dp's own `Node.conv1d` and `Node.maxpool1d`, differentiated for a random upstream gradient
+(not all ones), with kernels far from symmetric (a symmetric kernel hides every flip), on shapes
+drawn here when grading. The classifier is measured on histograms drawn here with the notebook's
+recipe (`histograms`, the same code), whose labels never leave the grader: the labels of the
+student's predict, and those of the grader's own forward pass of HistogramNet with the trained
+net's parameters (so that only a trained network earns the task). The attack's path is judged
+with f recomputed by that forward pass from the parameters the network had when it was attacked:
+every point a histogram, small steps, and a stop at the first histogram with f > 0.
 """
 import numpy as np
 import pytest
 
-import dp
+from autograder import references
 from autograder.checking import floored_rel_error as rel_error
 from autograder.checking import floored_rel_errors as rel_errors
-from dp import Node
+
+ref = references.of(__name__)
 
 TOL = 1e-9        # float64 on both sides, the same sums in another order
 
@@ -50,29 +54,8 @@ def histograms(n: int, rng: np.random.Generator) -> tuple:
     return histogram(np.stack(samples)), y.astype(float)
 
 
-# -- the references -------------------------------------------------------------------------------
-def reference_conv(x, k, g) -> dict:
-    """dp's conv1d: the value and the gradients of sum(g * y) for x and k."""
-    y = Node(x, "x").conv1d(Node(k, "k"))
-    return {"value": y.value, **y.grad(g)}
-
-
-def reference_pool(x, n, g) -> dict:
-    """dp's maxpool1d: the value and the gradient of sum(g * y) for x."""
-    y = Node(x, "x").maxpool1d(n)
-    return {"value": y.value, **y.grad(g)}
-
-
 PARAMETERS = {"k1": (5,), "k2": (5,), "k3": (5,), "hidden_W": (18, 7), "hidden_b": (1, 7),
               "out_W": (7, 1), "out_b": (1, 1)}
-
-
-def reference_f(params: dict, x: np.ndarray) -> np.ndarray:
-    """f of the notebook's HistogramNet with `params`, for histograms x (n, 16): computed with dp."""
-    x = Node(np.asarray(x, dtype=float))
-    pooled = [x.conv1d(params[k]).maxpool1d(2) for k in ("k1", "k2", "k3")]
-    hidden = (dp.concatenate(pooled, axis=1) @ params["hidden_W"] + params["hidden_b"]).tanh()
-    return (hidden @ params["out_W"] + params["out_b"]).value[:, 0]
 
 
 # -- inputs ---------------------------------------------------------------------------------------
@@ -113,9 +96,15 @@ def _compare(got, expected, what, context, metrics, candidates=None, shape_hints
     if error > TOL:
         i = tuple(int(n) for n in np.unravel_index(int(np.argmax(errors)), expected.shape))
         hint = next((f"; it is {name}" for name, value in (candidates or {}).items()
-                     if np.shape(value) == got.shape and rel_error(got, value) < 1e-6), "")
+                     if value is not None and np.shape(value) == got.shape
+                     and rel_error(got, value) < 1e-6), "")
         raise AssertionError(f"{context}{what}[{', '.join(map(str, i))}] is {got[i]:.6g}, expected "
                              f"{expected[i]:.6g} (relative error {error:.1e}){hint}")
+
+
+def _hint(result, part, sign=1):
+    """`part` of a reference hint (times `sign`), or None where the bundle holds no such hint."""
+    return None if result is None else sign * result[part]
 
 
 def _node_output(out, function, expected_shape) -> None:
@@ -152,9 +141,9 @@ def test_value_is_the_valid_cross_correlation(submission, rng, public, metrics):
         assert out.get("type") == "Node", (
             f"conv1d must return a Node (made with custom_op), not a {out.get('type')}")
         n = x.shape[1] - len(k) + 1
-        _compare(out["value"], reference_conv(x, k, g)["value"], "conv1d(x, k)", _conv_context(x, k),
+        _compare(out["value"], ref.conv(x, k, g)["value"], "conv1d(x, k)", _conv_context(x, k),
                  metrics, candidates={"the convolution (the kernel flipped): y_i = sum_j x_(i+j) k_j":
-                                      reference_conv(x, k[::-1], g)["value"]},
+                                      _hint(ref.hint.conv(x, k[::-1], g), "value")},
                  shape_hints={(x.shape[0], n + 2 * (len(k) - 1)): "that is 'full' mode; 'valid' "
                               f"has L - K + 1 = {n} outputs"})
 
@@ -164,10 +153,10 @@ def test_input_gradient_is_the_full_convolution_of_g_with_the_kernel(submission,
     for x, k, g in cases(rng, public, random_conv_case):
         out = _conv(submission, x, k, g)
         B, K, n = x.shape[0], len(k), g.shape[1]
-        _compare(_gradient(out, "x", "conv1d"), reference_conv(x, k, g)["x"], "dL/dx",
+        _compare(_gradient(out, "x", "conv1d"), ref.conv(x, k, g)["x"], "dL/dx",
                  _conv_context(x, k) + "for L = sum(g * y), ", metrics,
                  candidates={"computed with the kernel not flipped":
-                             reference_conv(x, k[::-1], g)["x"]},
+                             _hint(ref.hint.conv(x, k[::-1], g), "x")},
                  shape_hints={(B, n - K + 1): "that is a 'valid' correlation of g; pad g with K - 1 "
                                               "zeros on each side ('full'), giving length L",
                               (B, n): "it has the output's length; pad g with K - 1 zeros on each "
@@ -178,12 +167,12 @@ def test_input_gradient_is_the_full_convolution_of_g_with_the_kernel(submission,
 def test_kernel_gradient_is_the_correlation_of_x_with_g(submission, rng, public, metrics):
     for x, k, g in cases(rng, public, random_conv_case):
         out = _conv(submission, x, k, g)
-        expected = reference_conv(x, k, g)["k"]
+        expected = ref.conv(x, k, g)["k"]
         candidates = {"reversed: dL/dk_j = sum_i g_i x_(i+j) keeps the kernel's orientation":
                       expected[::-1]}
         if len(x) > 1:
             candidates["the first row's only: the kernel is shared, sum over the rows"] = \
-                reference_conv(x[:1], k, g[:1])["k"]
+                _hint(ref.hint.conv(x[:1], k, g[:1]), "k")
         _compare(_gradient(out, "k", "conv1d"), expected, "dL/dk",
                  _conv_context(x, k) + "for L = sum(g * y), ", metrics, candidates=candidates,
                  shape_hints={(len(x), len(k)): "one row per example; the kernel is shared by all "
@@ -201,9 +190,9 @@ def test_value_is_the_maximum_of_each_window(submission, rng, public, metrics):
         out = submission.probe("maxpool1d", x=x, n=n, g=g)
         assert out.get("type") == "Node", (
             f"maxpool1d must return a Node (made with custom_op), not a {out.get('type')}")
-        _compare(out["value"], reference_pool(x, n, g)["value"], "maxpool1d(x, n)",
+        _compare(out["value"], ref.pool(x, n, g)["value"], "maxpool1d(x, n)",
                  _pool_context(x, n), metrics,
-                 candidates={"the minimum of each window": -reference_pool(-x, n, g)["value"]})
+                 candidates={"the minimum of each window": _hint(ref.hint.pool(-x, n, g), "value", -1)})
 
 
 @pytest.mark.task("maxpool_grad")
@@ -212,16 +201,38 @@ def test_gradient_goes_to_the_maximum_of_each_window_only(submission, rng, publi
         out = submission.probe("maxpool1d", x=x, n=n, g=g)
         _node_output(out, f"maxpool1d(x {x.shape}, {n})", g.shape)
         everywhere = np.repeat(g, n, axis=-1)
-        _compare(_gradient(out, "x", "maxpool1d"), reference_pool(x, n, g)["x"], "dL/dx",
+        _compare(_gradient(out, "x", "maxpool1d"), ref.pool(x, n, g)["x"], "dL/dx",
                  _pool_context(x, n) + "for L = sum(g * y), ", metrics,
                  candidates={"g sent to every element of its window; only the maximum gets it":
                              everywhere,
                              "g shared among the window (average pooling); the maximum gets all":
                              everywhere / n,
-                             "g sent to the minimum of each window": reference_pool(-x, n, g)["x"]})
+                             "g sent to the minimum of each window": _hint(ref.hint.pool(-x, n, g), "x")})
 
 
 # -- histogram_classifier -------------------------------------------------------------------------
+def _assert_accurate(labels, y, what, assignment, metrics, metric) -> None:
+    """Assert that the labels (n,) of 0 and 1 are right for the required fraction of `y` at
+    least; record that fraction in metrics[metric]."""
+    accuracy = float(np.mean(labels == y))
+    metrics[metric] = accuracy
+    threshold = assignment.thresholds["accuracy"]
+    by_class = {c: float(np.mean(labels[y == c] == c)) for c in (1, 0)}
+    assert accuracy >= threshold, (
+        f"{what} {accuracy:.4f} on {len(y):,} histograms is below the required {threshold} "
+        f"(class 1: {by_class[1]:.3f} right, class 0: {by_class[0]:.3f} right)"
+        + ("; the labels look swapped: class 1 where f > 0" if accuracy < 1 - threshold else ""))
+
+
+def _parameters(params: dict) -> dict:
+    """The trained network's parameters, checked against HistogramNet's names and shapes."""
+    shapes = {name: getattr(value, "shape", None) for name, value in params.items()}
+    assert shapes == PARAMETERS, (
+        f"the grader recomputes f from net's parameters, which must be those of HistogramNet "
+        f"{PARAMETERS}; net has {shapes}")
+    return params
+
+
 @pytest.mark.task("histogram_classifier")
 def test_accuracy_on_histograms_held_by_the_grader(submission, rng, public, assignment, metrics):
     x, y = histograms(1000 if public else 2000, rng)
@@ -232,26 +243,27 @@ def test_accuracy_on_histograms_held_by_the_grader(submission, rng, public, assi
     assert np.all(np.isin(predicted, (0, 1))), (
         f"predict must return labels 0 or 1 (class 1 where f > 0), not values such as "
         f"{', '.join(f'{v:.3g}' for v in np.unique(predicted)[:3])}")
-    accuracy = float(np.mean(predicted == y))
-    metrics["accuracy"] = accuracy
-    threshold = assignment.thresholds["accuracy"]
-    by_class = {c: float(np.mean(predicted[y == c] == c)) for c in (1, 0)}
-    assert accuracy >= threshold, (
-        f"test accuracy {accuracy:.4f} on {len(y):,} histograms is below the required {threshold} "
-        f"(class 1: {by_class[1]:.3f} right, class 0: {by_class[0]:.3f} right)"
-        + ("; the labels look swapped: class 1 where f > 0" if accuracy < 1 - threshold else ""))
+    _assert_accurate(predicted, y, "test accuracy", assignment, metrics, "accuracy")
+
+
+@pytest.mark.task("histogram_classifier")
+def test_the_trained_parameters_classify_through_the_graders_network(submission, rng, public,
+                                                                    assignment, metrics):
+    """The trained `net` graded on its parameters: the grader's own forward pass of HistogramNet
+    with net's parameters labels new histograms (class 1 where f > 0). A predict that answers
+    without the trained network (a closed-form test of normality, a lookup) earns nothing here.
+
+    The forward pass runs on the student's own trained parameters, which no public case can hold:
+    the self-check in the student bundle reports this check as unchecked, and grading checks it."""
+    x, y = histograms(1000 if public else 2000, rng)
+    params = _parameters(submission.probe("parameters"))
+    with np.errstate(all="ignore"):                 # parameters may overflow: labels of NaN are 0
+        labels = (ref.classifier_f(params, x) > 0).astype(float)
+    _assert_accurate(labels, y, "the grader's HistogramNet with net's trained parameters: test "
+                     "accuracy", assignment, metrics, "accuracy_of_the_trained_parameters")
 
 
 # -- adversarial_input ----------------------------------------------------------------------------
-def _parameters(params: dict) -> dict:
-    """The trained network's parameters, checked against HistogramNet's names and shapes."""
-    shapes = {name: getattr(value, "shape", None) for name, value in params.items()}
-    assert shapes == PARAMETERS, (
-        f"the grader recomputes f from net's parameters, which must be those of HistogramNet "
-        f"{PARAMETERS}; net has {shapes}")
-    return params
-
-
 def _targets(f, labels) -> list:
     """Histograms the network rejects (f < 0), those of class 0 first."""
     rejected = f < 0
@@ -295,7 +307,7 @@ def test_gradient_ascent_turns_a_rejected_histogram_into_class_1(submission, rng
     candidates, labels = histograms(64, rng)
     model = submission.probe("model", histograms=candidates)
     params = _parameters(model["params"])
-    f = reference_f(params, candidates)
+    f = ref.classifier_f(params, candidates)
     yours = model["f"]
     assert not isinstance(yours, dict) and yours.size == f.size, (
         f"net.forward must give one f per histogram: for {f.size} histograms it returned "
@@ -314,7 +326,7 @@ def test_gradient_ascent_turns_a_rejected_histogram_into_class_1(submission, rng
         attacked = _parameters(out["params"])
         assert all(np.array_equal(attacked[name], params[name]) for name in params), (
             "adversarial attacked a network whose parameters are not net's")
-        f_path = reference_f(params, path)
+        f_path = ref.classifier_f(params, path)
         metrics.setdefault("f_before", float(f_path[0]))
         metrics.setdefault("f_after", float(f_path[-1]))
         metrics["steps"] = max(len(path) - 1, metrics.get("steps", 0))

@@ -1,8 +1,10 @@
 """Probes of 11 convolution: the student's conv1d and maxpool1d on the grader's inputs with the
 gradients for the grader's upstream gradient; the classifier's predictions on the grader's
-histograms; the trained network's parameters; and the adversarial attack on a histogram chosen
-by the grader. The classifier and the attack are probed through the notebook's `net`, `predict`
-and `adversarial`, never through conv1d or maxpool1d, so each task stands on its own."""
+histograms; the trained network's parameters (which the grader runs through its own forward
+pass), alone and with f as the notebook's forward gives it; and the adversarial attack on a
+histogram chosen by the grader. The classifier and the attack are probed through the notebook's
+`net`, `predict` and `adversarial`, never through conv1d or maxpool1d, so each task stands on
+its own."""
 import numpy as np
 
 import dp
@@ -51,12 +53,16 @@ def predict(ns, histograms):
     return _array(ns["predict"](histograms.copy()))
 
 
+def parameters(ns):
+    """The trained network's parameters, net.get_param(): {name: array}."""
+    return {str(name): _array(v) for name, v in ns["net"].get_param().items()}
+
+
 def model(ns, histograms):
     """The trained network's parameters, and f on `histograms` as the notebook's forward gives it."""
-    net = ns["net"]
     with dp.no_grad():
-        f = net.forward(histograms.copy())
-    return {"params": {name: _array(v) for name, v in net.get_param().items()}, "f": _array(f)}
+        f = ns["net"].forward(histograms.copy())
+    return {"params": parameters(ns), "f": _array(f)}
 
 
 def adversarial(ns, x0):
@@ -86,6 +92,7 @@ REPLIES = {
     "conv1d": lambda x, k, g: _op_reply(g, x, k),
     "maxpool1d": lambda x, n, g: _op_reply(g, x),
     "predict": lambda histograms: Plain(AnyShape(range(len(histograms)))),
+    "parameters": PARAMS,
     "model": lambda histograms: {"params": PARAMS, "f": Plain(AnyShape(histograms))},
     "adversarial": lambda x0: {"path": Plain(Array(None, finite=False, max_size=MANY)),
                                "params": PARAMS, "changed": Items(Text(100), max_len=1000)},
