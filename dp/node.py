@@ -150,7 +150,7 @@ class _OwnGrad:
     def __get__(self, node, owner=None):
         if node is None:
             return self.__wrapped__
-        return node._grad_fn or types.MethodType(self.__wrapped__, node)
+        return getattr(node, "_grad_fn", None) or types.MethodType(self.__wrapped__, node)
 
     def __set__(self, node, function):
         node._grad_fn = function
@@ -173,14 +173,14 @@ class Node:
         self.op = "leaf"
         self._inputs = ()          # ((operand, gradient function), ...)
         self.needs_grad = name is not None
-        self._grad_fn = None       # a 2019-style op's own backprop function (see _OwnGrad)
+        # _grad_fn, a 2019-style op's own backprop function, is set only by such ops (_OwnGrad)
 
     # -- construction ------------------------------------------------------------------
     @staticmethod
     def _result(value, op_name, *inputs) -> "Node":
         """A new node from `inputs` = (operand, local gradient function) pairs."""
         out = Node.__new__(Node)
-        out.value, out.name, out.op, out._grad_fn = value, None, op_name, None
+        out.value, out.name, out.op = value, None, op_name
         live = ()  # only the operands that lead to a named leaf (a plain loop: this runs per op)
         if _state["grad_enabled"]:
             for operand, local in inputs:
@@ -262,8 +262,9 @@ class Node:
         with _gc_paused():
             for node in self._topological_order():
                 g = grads.pop(id(node))
-                if node._grad_fn is not None:       # an op written the 2019 way: its function
-                    _accumulate(found, node._grad_fn(g))  # returns the gradients of its leaves
+                own = None if node._inputs else getattr(node, "_grad_fn", None)
+                if own is not None:     # an op written the 2019 way: its function returns
+                    _accumulate(found, own(g))      # the gradients of the leaves it reaches
                     continue
                 if node.name is not None and not node._inputs:
                     other = leaves.setdefault(node.name, node)
