@@ -100,6 +100,43 @@ def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path)
     assert task["message"].startswith("the grader's HistogramNet with net's trained parameters"), task
 
 
+class Trained:
+    """A stand-in for the notebook's trained `net`: get_param() returns `params`."""
+
+    def __init__(self, params):
+        self.params = params
+
+    def get_param(self):
+        return self.params
+
+
+def shaped(**shapes) -> dict:
+    """HistogramNet's parameters, with the given names changed to the given shapes (None: removed)."""
+    params = {name: np.full(shape, 0.1) for name, shape in checks.PARAMETERS.items()}
+    params.update({name: np.full(shape, 0.1) for name, shape in shapes.items() if shape})
+    return {name: value for name, value in params.items() if shapes.get(name, ()) is not None}
+
+
+@pytest.mark.parametrize("params, says", [
+    (shaped(out_b=None), "'out_W': (7, 1)}"),
+    (shaped(hidden_W=(18, 8)), "'hidden_W': (18, 8)"),
+    (shaped(k4=(5,)), "'k4': (5,)"),
+    ({**shaped(), "k1": "a string"}, "'k1': None"),
+])
+def test_parameters_of_other_names_or_shapes_fail_with_a_message(params, says):
+    """The trained parameters must be HistogramNet's: others fail the check with a message that
+    shows them, before the grader's forward pass runs."""
+    assignment = COURSE.assignment(ASSIGNMENT)
+    namespace = {"net": Trained(params), "predict": lambda h: np.ones(len(h))}
+    [result] = run_checks(LocalSubmission(namespace, assignment), assignment, seed=1,
+                          tasks=["histogram_classifier"])
+    [check] = [c for c in result["checks"]
+               if c["name"] == "test_the_trained_parameters_classify_through_the_graders_network"]
+    assert check["status"] == "failed" and says in check["message"], check
+    assert check["message"].startswith("the grader recomputes f from net's parameters, which must "
+                                       "be those of HistogramNet"), check
+
+
 # -- the grader's references and data ----------------------------------------------------------------
 def test_reference_conv1d_is_the_textbook_correlation_with_its_gradients():
     rng = np.random.default_rng(4)

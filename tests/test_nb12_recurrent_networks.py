@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import dp
+from autograder.judge import run_checks
 from autograder.references import recurrent_networks as reference
+from autograder.selfcheck import LocalSubmission
 from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks, explain,
                            forbidden_imports_of_probes, full_marks, grade_notebook, grade_source,
                            load_checks, mutate, notebook_tests, notebooks_fixture, points,
@@ -106,6 +108,43 @@ def test_the_grader_draws_the_notebooks_adding_problem():
     np.testing.assert_array_equal(ours[1][:, 0], theirs[1])
     markers = theirs[0][:, :, 1]
     assert np.all(markers.sum(axis=1) == 2)          # exactly two marked steps per sequence
+
+
+class Trained:
+    """A stand-in for the notebook's trained `model`: get_param() returns `params`."""
+
+    def __init__(self, params):
+        self.params = params
+
+    def get_param(self):
+        return self.params
+
+
+def shaped(**shapes) -> dict:
+    """SequenceModel's parameters for 16 units, with the given names changed to the given shapes
+    (None: removed)."""
+    params = {name: np.full(shape, 0.1) for name, shape in checks.model_shapes(16).items()}
+    params.update({name: np.full(shape, 0.1) for name, shape in shapes.items() if shape})
+    return {name: value for name, value in params.items() if shapes.get(name, ()) is not None}
+
+
+@pytest.mark.parametrize("params, says", [
+    (shaped(b_y=None), "model has {'W_x': (2, 16), 'W_h': (16, 16), 'b': (1, 16), 'W_y': (16, 1)}"),
+    (shaped(W_x=(3, 16)), "'W_x': (3, 16)"),
+    (shaped(W_y=(1, 16)), "'W_y': (1, 16)"),
+    ({**shaped(), "W_h": "a string"}, "'W_h': None"),
+    (shaped(W_x=(2, 300), W_h=(300, 300), b=(1, 300), W_y=(300, 1)),
+     "reply to probe 'parameters': ['W_h'] is an array of shape (300, 300)"),      # its schema
+])
+def test_parameters_of_other_names_or_shapes_fail_with_a_message(params, says):
+    """The trained parameters must be SequenceModel's (any number of units up to 256): others
+    fail the check with a message that shows them, before the grader's forward pass runs."""
+    assignment = COURSE.assignment(ASSIGNMENT)
+    namespace = {"model": Trained(params), "predict": lambda sequences: np.ones(len(sequences))}
+    [result] = run_checks(LocalSubmission(namespace, assignment), assignment, seed=1,
+                          tasks=["sequence_task"])
+    [check] = [c for c in result["checks"] if c["name"] == "test_the_trained_cell_solves_the_adding_problem"]
+    assert check["status"] == "failed" and says in check["message"], check
 
 
 def notebook_cells(*names) -> dict:
