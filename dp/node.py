@@ -141,8 +141,8 @@ def _accumulate(into: dict, grads: dict) -> dict:
 
 class _OwnGrad:
     """`Node.grad`, which a node may replace by a function of its own, as the 2019 library wrote
-    its ops: ``ret.grad = grad``. Reading ``node.grad`` then gives that function; backprop calls
-    it where it reaches the node. The node then leads to the leaves its function reaches."""
+    its ops: ``ret.grad = grad``. Reading ``node.grad`` then gives that function, and backprop
+    calls it where it reaches the node, to get the gradients of the leaves below it."""
 
     def __init__(self, method):
         functools.update_wrapper(self, method)
@@ -153,7 +153,8 @@ class _OwnGrad:
         return getattr(node, "_grad_fn", None) or types.MethodType(self.__wrapped__, node)
 
     def __set__(self, node, function):
-        node._grad_fn = function
+        node._grad_fn = function    # from now on, how the gradient passes on from `node`
+        node._inputs = ()
         node.needs_grad = True
 
 
