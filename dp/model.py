@@ -38,9 +38,10 @@ class Parameters(dict):
         return name
 
     def __missing__(self, name):
-        if self.key(name) == name:
+        own = self.key(name)
+        if own == name:
             raise KeyError(name)
-        return self[self.key(name)]
+        return dict.__getitem__(self, own)
 
     def __contains__(self, name):
         return dict.__contains__(self, self.key(name))
@@ -259,7 +260,6 @@ class Model:
     def eval(self):
         """Evaluation mode: dropout off, running statistics in batch norm."""
         return self.train(False)
-
 
 
 NeuralNode = Dense  # the 2019 library's name of a layer
