@@ -62,7 +62,7 @@ def numpy_global_generator():
     dp.seed(None)
 
 
-# -- optimizers: defaults and 2019 names -------------------------------------------------------------
+# -- optimizers: defaults and 2019 names -----------------------------------------------------------
 def test_defaults_are_alpha_0001_and_128_examples_drawn_with_replacement(numpy_global_generator):
     x, y = np.arange(50.0)[:, None], np.arange(50)
     optimizer = dp.SGD(None, x, y)
@@ -115,7 +115,8 @@ def test_rms_prop_takes_its_2019_hyperparameter_dictionary():
     for _ in range(2):                         # s = 0.2 g^2, then 0.36 g^2: no bias correction
         theta = optimizer.update(theta, g, state)
     s1, s2 = 0.2 * g * g, 0.36 * g * g
-    expected = np.array([1.0, -2.0]) - 0.01 * g / (np.sqrt(s1) + 1e-8) - 0.01 * g / (np.sqrt(s2) + 1e-8)
+    expected = (np.array([1.0, -2.0]) - 0.01 * g / (np.sqrt(s1) + 1e-8)
+                - 0.01 * g / (np.sqrt(s2) + 1e-8))
     np.testing.assert_allclose(theta, expected, rtol=1e-12)
 
 
@@ -215,7 +216,8 @@ def test_an_op_written_the_2019_way_backpropagates(monkeypatch):
     b = Node(np.array([[1, 2, 3]]), "B")
     e = (a * b).exp().sum()
     grads = e.grad(1)
-    np.testing.assert_allclose(grads["A"], [[2.7, 14.78, 60.26], [7.39, 109.20, 1210.29]], atol=0.02)
+    np.testing.assert_allclose(grads["A"], [[2.7, 14.78, 60.26], [7.39, 109.20, 1210.29]],
+                               atol=0.02)
     np.testing.assert_allclose(grads["B"], [[17.50, 116.59, 826.94]], atol=0.01)
     c = a * b
     twice = (c + c.exp()).sum().grad(1)        # dc/dA = B, on two paths: (1 + e^c) B
@@ -286,7 +288,7 @@ def test_the_2019_mode_is_a_switch_too():
     assert a.sum().shape == ()
 
 
-# -- the 2019 bugs stay fixed ------------------------------------------------------------------------
+# -- the 2019 bugs stay fixed ----------------------------------------------------------------------
 def test_the_2019_bugs_stay_fixed():
     """sigma(x), not sigma(-x); softmax without overflow. (set_param: test_paper_listings'
     manual loop; RMSProp's and Adam's rules: test_optim and the RMS_Prop test above.)"""
