@@ -11,6 +11,7 @@ import pytest
 import dp
 from autograder.judge import run_checks
 from autograder.probes import optimisation_beyond_ml as probes
+from autograder.references import optimisation_beyond_ml as refs
 from autograder.selfcheck import LocalSubmission
 from dp import Node
 from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, full_marks,
@@ -45,21 +46,21 @@ def test_solution_earns_full_marks_with_the_published_numbers(notebooks):
 @pytest.mark.parametrize("n", [6, 9, 20])
 def test_stencils_are_exact_on_polynomials_of_degree_four(n):
     t = np.linspace(0, 2.5, n)
-    D1, D2 = probes.derivative_matrices(n, t[1] - t[0])
+    D1, D2 = refs.derivative_matrices(n, t[1] - t[0])
     for k in range(5):
         assert np.allclose(D1 @ t ** k, k * t ** max(k - 1, 0), atol=1e-9), k
         assert np.allclose(D2 @ t ** k, k * (k - 1) * t ** max(k - 2, 0), atol=1e-8), k
 
 
 def test_derived_stencils_are_the_published_ones():
-    assert np.allclose(probes.CENTRAL_1, [1 / 12, -2 / 3, 0, 2 / 3, -1 / 12], rtol=0, atol=1e-13)
-    assert np.allclose(probes.CENTRAL_2, [-1 / 12, 4 / 3, -5 / 2, 4 / 3, -1 / 12], rtol=0, atol=1e-13)
-    assert np.allclose(probes.FORWARD_1, [-25 / 12, 4, -3, 4 / 3, -1 / 4], rtol=0, atol=1e-13)
-    assert np.allclose(probes.FORWARD_2, [35 / 12, -26 / 3, 19 / 2, -14 / 3, 11 / 12], rtol=0, atol=1e-12)
+    assert np.allclose(refs.CENTRAL_1, [1 / 12, -2 / 3, 0, 2 / 3, -1 / 12], rtol=0, atol=1e-13)
+    assert np.allclose(refs.CENTRAL_2, [-1 / 12, 4 / 3, -5 / 2, 4 / 3, -1 / 12], rtol=0, atol=1e-13)
+    assert np.allclose(refs.FORWARD_1, [-25 / 12, 4, -3, 4 / 3, -1 / 4], rtol=0, atol=1e-13)
+    assert np.allclose(refs.FORWARD_2, [35 / 12, -26 / 3, 19 / 2, -14 / 3, 11 / 12], rtol=0, atol=1e-12)
 
 
 def test_the_right_end_is_the_mirror_image_of_the_left():
-    D1, D2 = probes.derivative_matrices(10, 1.0)
+    D1, D2 = refs.derivative_matrices(10, 1.0)
     flip = np.eye(10)[::-1]
     assert np.allclose(flip @ D1 @ flip, -D1) and np.allclose(flip @ D2 @ flip, D2)
 
@@ -76,7 +77,7 @@ def test_exact_solution_solves_the_boundary_value_problem():
 
 
 def test_least_squares_optimum_is_within_the_tolerance_of_the_exact_solution():
-    z = checks.least_squares(checks.ENDS, checks.T1, checks.ODE_POINTS)
+    z = refs.least_squares(checks.ENDS, checks.T1, checks.ODE_POINTS)
     y = np.concatenate([[1.0], z, [0.1]])
     error = np.max(np.abs(y - checks.exact_solution(np.linspace(0, checks.T1, checks.ODE_POINTS))))
     assert 1.7e-3 < error < checks.ODE_TOLERANCE
@@ -86,26 +87,44 @@ def test_reference_catenary_loss_agrees_with_numpy_and_central_differences():
     rng = np.random.default_rng(0)
     for n in (3, 10, 48):
         z, length = rng.normal(0, 0.3, n), float(rng.uniform(1, 2))
-        assert np.isclose(probes.catenary(Node(z), length).item(), checks.loss_value(z, length), rtol=1e-13)
-        assert dp.gradcheck(lambda node: probes.catenary(node, length), z) < 1e-7
+        assert np.isclose(refs.catenary(Node(z), length).item(), refs.loss_value(z, length), rtol=1e-13)
+        assert dp.gradcheck(lambda node: refs.catenary(node, length), z) < 1e-7
 
 
 def test_the_minimiser_of_the_catenary_loss_is_the_published_catenary():
-    """Newton's method on the reference loss (Hessian from differences of dp gradients)."""
-    def gradient(z):
-        return probes.catenary(Node(z, "z"), checks.LENGTH).grad(1)["z"]
+    """Newton's method on the reference loss (Hessian from differences of dp gradients) finds a
+    symmetric rope at rest within 1e-4 of the published cosh curve, with its length and sag."""
+    z, _ = refs._minimum(checks.POINTS, checks.LENGTH)
+    assert np.max(np.abs(refs.catenary_loss(z, checks.LENGTH)[1])) < 1e-10
     x = np.linspace(0, 1, checks.POINTS)
-    z = checks.catenary_curve(x)[1:-1]
-    for _ in range(8):
-        H = np.array([(gradient(z + 1e-6 * e) - gradient(z - 1e-6 * e)) / 2e-6 for e in np.eye(len(z))])
-        z = z - np.linalg.solve((H + H.T) / 2, gradient(z))
-    assert np.max(np.abs(gradient(z))) < 1e-10
     y = np.concatenate([[0.0], z, [0.0]])
-    a, b, c = checks.fit_cosh(x, y)
-    assert abs(a - checks.A_CATENARY) < 1e-4 and abs(b - 0.5) < 1e-9, (a, b)
-    assert abs(-(a + c) - checks.SAG_CATENARY) < 2e-4
-    assert abs(np.sum(np.hypot(np.diff(x), np.diff(y))) - checks.L_CATENARY) < 1e-4
+    assert np.max(np.abs(y - y[::-1])) < 1e-9                  # b = 1/2
+    L = np.sum(np.hypot(np.diff(x), np.diff(y)))
+    assert abs(L - checks.L_CATENARY) < 1e-4
+    a = checks.catenary_of_length(L)
+    assert abs(a - checks.A_CATENARY) < 1e-4 and abs(a * (np.cosh(0.5 / a) - 1) - checks.SAG_CATENARY) < 2e-4
     assert np.max(np.abs(y - checks.catenary_curve(x))) < 1e-4 < checks.SHAPE_TOLERANCE
+
+
+def test_the_quadratic_model_of_the_rope_has_the_ropes_minimiser_and_curvature():
+    """descend is graded on 1/2 z^T Q z + c^T z: its minimiser -Q^-1 c is the rope at rest, and Q
+    is the Hessian of the loss there (a gradient step on either moves alike near the minimum)."""
+    Q, c = refs.catenary_model(checks.POINTS, checks.LENGTH)
+    z, _ = refs._minimum(checks.POINTS, checks.LENGTH)
+    assert np.allclose(np.linalg.solve(Q, -c), z, rtol=0, atol=1e-10)
+    eigenvalues = np.linalg.eigvalsh(Q)
+    assert 0.05 < eigenvalues[0] and eigenvalues[-1] < 2 / 0.01     # lr 0.01 is stable
+    for eps in (1e-4, 1e-5):           # the model's gradient is right to first order in the step
+        nearby = z + eps * np.random.default_rng(0).normal(size=len(z))
+        gradient = refs.catenary_loss(nearby, checks.LENGTH)[1]
+        assert np.max(np.abs(Q @ nearby + c - gradient)) < 100 * eps * np.max(np.abs(gradient))
+
+
+def test_the_probes_hold_no_loss_or_stencil():
+    """The grader sends the quadratic and the residual's matrix: the probe module has neither the
+    catenary's loss nor the finite-difference stencils (issue 15)."""
+    assert not {"catenary", "derivative_matrices", "ode_matrix", "stencil", "bvp_residual",
+                "CENTRAL_1", "FORWARD_1"} & set(vars(probes))
 
 
 # -- correct code written otherwise; named mistakes ----------------------------------------------------
@@ -126,8 +145,8 @@ def conv_ode_residual(y, t1):
         ends = [(y[i:i + 5] * forward).sum().reshape(1) for i in (0, 1)]
         backs = [(y[i - 4:i + 1] * (sign * forward[::-1])).sum().reshape(1) for i in (n - 2, n - 1)]
         return dp.concatenate(ends + [y.conv1d(central)] + backs) / dt ** power
-    d1 = derivative(probes.CENTRAL_1, probes.FORWARD_1, -1, 1)
-    d2 = derivative(probes.CENTRAL_2, probes.FORWARD_2, 1, 2)
+    d1 = derivative(refs.CENTRAL_1, refs.FORWARD_1, -1, 1)
+    d2 = derivative(refs.CENTRAL_2, refs.FORWARD_2, 1, 2)
     return 2 * d2 + d1 + 2 * y
 
 
@@ -187,16 +206,41 @@ def test_every_named_mistake_is_far_from_the_reference_on_hidden_inputs():
     for seed in range(30):
         rng = np.random.default_rng(seed)
         for z, length in checks._loss_cases(rng, public=False):
-            right = checks.loss_value(z, length)
-            for text, options in checks.LOSS_MISTAKES.items():
-                wrong = checks.loss_value(z, length, **options)
+            right = refs.loss_value(z, length)
+            for text, options in refs.LOSS_MISTAKES.items():
+                wrong = refs.loss_value(z, length, **options)
                 closest[text] = min(closest.get(text, np.inf), abs(wrong - right) / (1 + abs(right)))
         for y, t1 in checks._residual_cases(rng, public=False):
             n = len(y)
-            D1, D2 = probes.derivative_matrices(n, t1 / (n - 1))
-            right = checks.residual(D1, D2, y)
-            for text, mistake in checks.RESIDUAL_MISTAKES.items():
-                wrong = checks.residual(*mistake(D1, D2, t1 / (n - 1)), y)
+            D1, D2 = refs.derivative_matrices(n, t1 / (n - 1))
+            right = refs.residual(D1, D2, y)
+            for text, mistake in refs.RESIDUAL_MISTAKES.items():
+                wrong = refs.residual(*mistake(D1, D2, t1 / (n - 1)), y)
                 closest[text] = min(closest.get(text, np.inf),
                                     np.max(np.abs(wrong - right) / (1 + np.abs(right))))
     assert min(closest.values()) > 1000 * checks.RTOL, closest
+
+
+# -- the self-check in the student bundle ------------------------------------------------------------
+def test_the_self_check_gives_the_same_verdicts_from_the_recorded_public_cases():
+    """The public run of the solution and of code with a named mistake, its reference values
+    recorded, then replayed as in the bundle (no reference module): the same verdicts and
+    messages, and no reference computed during the replay."""
+    from autograder import references
+    assignment = COURSE.assignment(ASSIGNMENT)
+    wrong = dict(OTHERWISE, catenary_loss=lambda z, length=1.1: matrix_catenary_loss(z, length) * 1.5)
+    namespaces = {"otherwise": dict(OTHERWISE), "wrong": wrong}
+    with references.record() as cases:
+        graded = {name: run_checks(LocalSubmission(ns, assignment), assignment, COURSE.public_seed,
+                                   public=True, tasks=["catenary_loss", "ode_residual", "ode_solution"])
+                  for name, ns in namespaces.items()}
+    assert set(cases) == {"optimisation_beyond_ml"}
+    with references.replay(cases), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(refs, "ode_matrix", None)          # a computed reference would raise here
+        replayed = {name: run_checks(LocalSubmission(ns, assignment), assignment, COURSE.public_seed,
+                                     public=True, tasks=["catenary_loss", "ode_residual", "ode_solution"])
+                    for name, ns in namespaces.items()}
+    verdicts = lambda results: [(r["id"], r["status"], r["message"]) for r in results]  # noqa: E731
+    for name in namespaces:
+        assert verdicts(replayed[name]) == verdicts(graded[name]), name
+    assert [r["status"] for r in graded["wrong"]] == ["failed", "passed", "passed"]

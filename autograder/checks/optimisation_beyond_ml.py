@@ -2,25 +2,28 @@
 residual and solution.
 
 - catenary_loss: the student's loss and its gradient (by the student's dp graph) on heights,
-  numbers of points and target lengths chosen here, against the reference `catenary` (dp).
-- catenary_shape: the student's `descend` on the reference loss: its first steps are exactly
-  gradient steps, and from a start chosen here it reaches the cosh curve a = 0.30645, b = 1/2
-  (metrics: the fitted a, the length L, the sag).
+  numbers of points and target lengths chosen here, against the reference loss.
+- catenary_shape: the student's `descend` on losses sent as data (quadratics 1/2 z^T Q z + c^T z):
+  its first steps are exactly gradient steps, and on the rope's loss near its minimum (its
+  Hessian Q there and c = -Q z*, whose minimiser is the discrete catenary) it reaches the cosh
+  curve a = 0.30645, b = 1/2 from a start chosen here (metrics: the rope's length L, and a and the
+  sag of the catenary of that length).
 - ode_residual: the student's residual and its gradient on vectors, lengths and intervals chosen
   here, against the reference stencils; a wrong row is named (left end, inside, right end).
-- ode_solution: the student's `jacobian` of the reference residual, and `gauss_newton` on it:
-  within 2e-3 of the exact solution of 2y'' + y' + 2y = 0, y(0) = 1, y(6.1) = 0.1 (metric:
-  max_error), and the least-squares optimum for boundary values chosen here.
+- ode_solution: the student's `jacobian` of the grader's residual r = A y (A sent as data), and
+  `gauss_newton` on it: within 2e-3 of the exact solution of 2y'' + y' + 2y = 0, y(0) = 1,
+  y(6.1) = 0.1 (metric: max_error), and the least-squares optimum for boundary values chosen here.
 
 The optimisers run on the grader's problems, so a wrong loss or residual costs its own task only.
+The reference computations (the loss, the stencils, the optimum) are in
+autograder/references/optimisation_beyond_ml.py, reached through `ref`.
 """
 import numpy as np
 import pytest
 
-from autograder.probes.optimisation_beyond_ml import (CENTRAL_1, CENTRAL_2, FORWARD_1, FORWARD_2,
-                                                      bvp_residual, catenary, derivative_matrices,
-                                                      ode_matrix)
-from dp import Node
+from autograder import references
+
+ref = references.of(__name__)
 
 RTOL = 1e-8              # the same formula, computed by the student's graph and by ours
 LENGTH, POINTS = 1.1, 50
@@ -40,12 +43,6 @@ def rel_error(got, expected) -> float:
     return float(np.max(np.abs(got - expected) / scale, initial=0.0))
 
 
-def _reference(function, x, upstream) -> tuple:
-    """(value, d sum(upstream * out) / dx) of a dp function, by dp."""
-    out = function(Node(np.array(x, dtype=float), "x"))
-    return out.value, out.grad(np.asarray(upstream, dtype=float))["x"]
-
-
 def _assert_node(reply, what, shape):
     assert reply["type"] == "Node", (
         f"{what} returned a {reply['type']}, not a Node: build it from dp operations")
@@ -58,31 +55,6 @@ def _assert_node(reply, what, shape):
 
 
 # -- catenary_loss ---------------------------------------------------------------------------------
-def loss_value(z, length, dx=None, height="mean", sign=1.0, power=2, ends=True) -> float:
-    """The catenary's loss in NumPy, and its known mistakes by keyword (dx: a function of the
-    number of points n = len(z) + 2)."""
-    n = len(z) + 2
-    dx = 1.0 / (n - 1) if dx is None else dx(n)
-    y = np.concatenate([[0.0], z, [0.0]]) if ends else np.asarray(z)
-    dy = np.diff(y)
-    s = np.sqrt(dx ** 2 + dy ** 2)
-    heights = {"mean": (y[1:] + y[:-1]) / 2, "left": y[:-1], "right": y[1:]}[height]
-    return (s.sum() - length) ** power + sign * (s * heights).sum()
-
-
-LOSS_MISTAKES = {
-    "the potential energy has the wrong sign: E = + sum s_i (y_i + y_(i+1)) / 2": {"sign": -1.0},
-    "each segment's height is its left end y_i, not the mean of its two ends": {"height": "left"},
-    "each segment's height is its right end y_(i+1), not the mean of its two ends": {"height": "right"},
-    "the length penalty is not squared: (L - L0) instead of (L - L0)^2": {"power": 1},
-    "dx = 1/n: n points make n - 1 segments, dx = 1/(n - 1)": {"dx": lambda n: 1.0 / n},
-    "dx^2 = 1/n (as printed in the paper's eq. 79): s_i = sqrt(dx^2 + dy_i^2) with dx = 1/(n - 1)":
-        {"dx": lambda n: np.sqrt(1.0 / n)},
-    "the fixed ends are missing: the rope is y = (0, z, 0), with a segment from 0 to z[0] and one "
-    "from z[-1] to 0": {"ends": False},
-}
-
-
 def _loss_cases(rng, public) -> list:
     """(z, length) cases: free heights of ropes with 4 to 60 points, target lengths 1.05 .. 1.8."""
     if public:
@@ -99,14 +71,13 @@ def test_catenary_loss_value_and_gradient(submission, rng, public, metrics):
                 f"({len(z) + 2} points)")
         reply = submission.probe("catenary_loss", z=z, length=length)
         _assert_node(reply, what, ())
-        value, grad = _reference(lambda node: catenary(node, length), z, 1.0)
+        value, grad = ref.catenary_loss(z, length)
         worst = metrics["max_rel_error"] = max(worst, abs(reply["value"] - value) / max(1.0, abs(value)),
                                                rel_error(reply["grad"], grad))
         if abs(reply["value"] - value) >= RTOL * max(1.0, abs(value)):   # a loss may be near 0
             hint = next((f"; yours is the loss with a mistake: {text}"
-                         for text, options in LOSS_MISTAKES.items()
-                         if abs(loss_value(z, length, **options) - reply["value"])
-                         <= 1e-9 * (1 + abs(value))),
+                         for text, mistaken in (ref.hint.loss_mistakes(z, length) or {}).items()
+                         if abs(mistaken - reply["value"]) <= 1e-9 * (1 + abs(value))),
                         "")
             raise AssertionError(
                 f"{what} is {float(reply['value']):.10g}, expected {float(value):.10g}{hint}")
@@ -122,18 +93,14 @@ def catenary_curve(x, a=A_CATENARY):
     return a * (np.cosh((x - 0.5) / a) - np.cosh(0.5 / a))
 
 
-def fit_cosh(x, y) -> tuple:
-    """(a, b, c) of the least-squares fit a cosh((x - b) / a) + c to (x, y), by Gauss-Newton."""
-    p = np.array([0.3, 0.5, np.min(y) - 0.3])
-    for _ in range(50):
-        a, b, c = p
-        u = (x - b) / a
-        J = np.stack([np.cosh(u) - u * np.sinh(u), -np.sinh(u), np.ones_like(x)], axis=1)
-        step = np.linalg.lstsq(J, a * np.cosh(u) + c - y, rcond=None)[0]
-        p = p - step
-        if np.max(np.abs(step)) < 1e-14:
-            break
-    return tuple(float(v) for v in p)
+def catenary_of_length(L, low=0.05, high=100.0) -> float:
+    """The a of the catenary a cosh((x - 1/2) / a) + c through (0, 0) and (1, 0) whose length
+    2 a sinh(1 / 2a) is L (> 1), by bisection: the length falls as a grows."""
+    length = lambda a: 2 * a * np.sinh(0.5 / a)  # noqa: E731
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if length(middle) > L else (low, middle)
+    return (low + high) / 2
 
 
 def _start(rng, public, n=POINTS) -> np.ndarray:
@@ -144,8 +111,8 @@ def _start(rng, public, n=POINTS) -> np.ndarray:
     return -depth * np.sin(np.pi * x) + bumps
 
 
-def _descend(submission, z0, lr, steps) -> dict:
-    reply = submission.probe("descent", z0=z0, lr=lr, steps=steps, length=LENGTH)
+def _descend(submission, Q, c, z0, lr, steps) -> dict:
+    reply = submission.probe("descent", Q=Q, c=c, z0=z0, lr=lr, steps=steps)
     assert reply["problem"] is None, reply["problem"]
     assert reply["z"].shape == z0.shape, (
         f"descend returned z of shape {reply['z'].shape}, expected {z0.shape}, the shape of z0")
@@ -157,16 +124,19 @@ def _descend(submission, z0, lr, steps) -> dict:
 
 @pytest.mark.task("catenary_shape")
 def test_descend_takes_gradient_steps(submission, rng, public):
-    """A few steps from a random start, compared step by step with z <- z - lr * grad."""
+    """A few steps from a random start on a random quadratic 1/2 z^T Q z + c^T z (Q symmetric
+    positive definite, gradient Q z + c), compared step by step with z <- z - lr * grad."""
     z0 = rng.normal(-0.3, 0.1, 6 if public else int(rng.integers(4, 20)))
     lr, steps = (0.003, 3) if public else (float(rng.uniform(0.001, 0.01)), int(rng.integers(2, 6)))
-    reply = _descend(submission, z0, lr, steps)
+    M = rng.normal(size=(len(z0), len(z0)))
+    Q, c = M @ M.T / len(z0) + np.eye(len(z0)), rng.normal(size=len(z0))
+    reply = _descend(submission, Q, c, z0, lr, steps)
     z, losses = z0, []
     for _ in range(steps):
-        value, grad = _reference(lambda node: catenary(node, LENGTH), z, 1.0)
-        losses.append(float(value))
-        z = z - lr * grad
-    setting = f"descend on the catenary's loss from z0 of {len(z0)} heights, lr={lr:.4g}, steps={steps}"
+        losses.append(float(z @ Q @ z / 2 + c @ z))
+        z = z - lr * (Q @ z + c)
+    setting = (f"descend on a quadratic loss 1/2 z^T Q z + c^T z from z0 of {len(z0)} values, "
+               f"lr={lr:.4g}, steps={steps}")
     assert rel_error(reply["losses"], losses) < RTOL, (
         f"{setting}: the losses are {np.round(reply['losses'], 8).tolist()}, expected "
         f"{np.round(losses, 8).tolist()} (loss(z_k) before step k)")
@@ -177,25 +147,24 @@ def test_descend_takes_gradient_steps(submission, rng, public):
 
 @pytest.mark.task("catenary_shape")
 def test_descend_finds_the_catenary(submission, rng, public, metrics):
-    """From a rope that is not a catenary, gradient descent on the loss with n = 50 points and
-    L0 = 1.1 reaches the cosh curve with a = 0.30645 (the soft penalty lets the rope stretch)."""
+    """From a rope that is not a catenary, gradient descent on the rope's loss near its minimum
+    (n = 50 points, L0 = 1.1: the reference's quadratic model there, whose minimiser is the
+    discrete rope at rest and whose curvature is the rope's) reaches the cosh curve with
+    a = 0.30645 (the soft penalty lets the rope stretch)."""
     z0 = _start(rng, public)
     lr = 0.01 if public else float(rng.uniform(0.007, 0.01))
-    steps = 5000 if public else int(np.ceil(70 / lr))      # the error shrinks like exp(-0.13 lr steps)
-    reply = _descend(submission, z0, lr, steps)
+    steps = 5000 if public else int(np.ceil(70 / lr))      # the error shrinks like exp(-0.08 lr steps)
+    Q, c = ref.catenary_model(POINTS, LENGTH)
+    reply = _descend(submission, Q, c, z0, lr, steps)
     x = np.linspace(0, 1, POINTS)
     y = np.concatenate([[0.0], reply["z"], [0.0]])
     assert np.all(np.isfinite(y)), (
         f"descend(lr={lr:.4g}, steps={steps}) returned heights that are not finite")
     error = metrics["max_error"] = float(np.max(np.abs(y - catenary_curve(x))))
     metrics["L"] = float(np.sum(np.sqrt(np.diff(x) ** 2 + np.diff(y) ** 2)))
-    try:
-        with np.errstate(all="ignore"):
-            a, b, c = fit_cosh(x, y)
-        if np.isfinite([a, b, c]).all():
-            metrics.update(a=a, b=b, sag=-(a + c))
-    except np.linalg.LinAlgError:    # a rope far from any cosh curve: no metrics, the assert says why
-        pass
+    if metrics["L"] > 1:
+        a = metrics["a"] = catenary_of_length(metrics["L"])
+        metrics["sag"] = float(a * (np.cosh(0.5 / a) - 1))
     start = np.max(np.abs(np.concatenate([[0.0], z0, [0.0]]) - catenary_curve(x)))
     assert error < SHAPE_TOLERANCE, (
         f"after {steps} steps of descend with lr={lr:.4g} from a rope {start:.3f} away from the "
@@ -205,43 +174,6 @@ def test_descend_finds_the_catenary(submission, rng, public, metrics):
 
 
 # -- ode_residual ----------------------------------------------------------------------------------
-def _right_end_rows(D1, D2, dt, first, second):
-    """Copies of (D1, D2) whose last two rows hold the stencils `first` and `second` (y_(i-4) .. y_i)."""
-    D1, D2, n = D1.copy(), D2.copy(), len(D1)
-    for i in range(n - 2, n):
-        D1[i], D2[i] = 0, 0
-        D1[i, i - 4:i + 1], D2[i, i - 4:i + 1] = first / dt, second / dt ** 2
-    return D1, D2
-
-
-def _central_rows(D1, D2, dt, first, second):
-    D1, D2 = D1.copy(), D2.copy()
-    for i in range(2, len(D1) - 2):
-        D1[i, i - 2:i + 3], D2[i, i - 2:i + 3] = first / dt, second / dt ** 2
-    return D1, D2
-
-
-RESIDUAL_MISTAKES = {
-    "at the right end, y' uses the forward coefficients reversed without changing their sign "
-    "(the backward formula for y' is the mirror image with the opposite sign)":
-        lambda D1, D2, dt: _right_end_rows(D1, D2, dt, FORWARD_1[::-1], FORWARD_2[::-1]),
-    "at the right end, the forward formulas are used as they are (not mirrored)":
-        lambda D1, D2, dt: _right_end_rows(D1, D2, dt, FORWARD_1, FORWARD_2),
-    "at the right end, y'' has the opposite sign: only y' changes sign in the mirror image":
-        lambda D1, D2, dt: _right_end_rows(D1, D2, dt, -FORWARD_1[::-1], -FORWARD_2[::-1]),
-    "the central y'' has -4/3 on y_(i-1) (a sign misprint in the paper's eq. 124): it is +4/3":
-        lambda D1, D2, dt: _central_rows(D1, D2, dt, CENTRAL_1, CENTRAL_2 * [1, -1, 1, 1, 1]),
-    "the central y' stencil is reversed (its coefficients are antisymmetric: -2/3 on y_(i-1))":
-        lambda D1, D2, dt: _central_rows(D1, D2, dt, CENTRAL_1[::-1], CENTRAL_2),
-    "dt = t1 / n: n points make n - 1 intervals, dt = t1 / (n - 1)":
-        lambda D1, D2, dt: (D1 * len(D1) / (len(D1) - 1), D2 * (len(D1) / (len(D1) - 1)) ** 2),
-}
-
-
-def residual(D1, D2, y) -> np.ndarray:
-    return 2 * D2 @ y + D1 @ y + 2 * y
-
-
 def _rows(i, n) -> str:
     return ("the left end (forward formulas)" if i < 2 else "the right end (backward formulas)"
             if i >= n - 2 else "the inside (central formulas)")
@@ -263,18 +195,15 @@ def test_ode_residual_value_and_gradient(submission, rng, public, metrics):
         what = f"ode_residual(y, t1={t1:.4g}) for y of {n} points"
         reply = submission.probe("ode_residual", y=y, t1=t1, upstream=upstream)
         _assert_node(reply, what, (n,))
-        A = ode_matrix(n, t1)
-        value, grad = _reference(lambda node: A @ node, y, upstream)
+        value, grad = ref.ode_residual(y, t1, upstream)
         worst = metrics["max_rel_error"] = max(worst, rel_error(reply["value"], value),
                                                rel_error(reply["grad"], grad))
         wrong = np.flatnonzero(np.abs(reply["value"] - value) > RTOL * (1 + np.abs(value)))
         if wrong.size:
             i = int(wrong[0])
-            D1, D2 = derivative_matrices(n, t1 / (n - 1))
             hint = next((f"; yours is the residual with a mistake: {text}"
-                         for text, mistake in RESIDUAL_MISTAKES.items()
-                         if np.allclose(reply["value"], residual(*mistake(D1, D2, t1 / (n - 1)), y),
-                                        rtol=1e-9, atol=1e-9)), "")
+                         for text, mistaken in (ref.hint.residual_mistakes(y, t1) or {}).items()
+                         if np.allclose(reply["value"], mistaken, rtol=1e-9, atol=1e-9)), "")
             raise AssertionError(
                 f"{what}: r[{i}], in {_rows(i, n)}, is {reply['value'][i]:.8g}, expected "
                 f"{value[i]:.8g} ({wrong.size} of {n} values differ, in rows "
@@ -293,14 +222,8 @@ def exact_solution(t, ends=ENDS, t1=T1):
     return np.exp(-t / 4) * (ends[0] * np.cos(w * t) + B * np.sin(w * t))
 
 
-def least_squares(ends, t1, n) -> np.ndarray:
-    """The inner values minimising |A y|^2 with y = (ends[0], z, ends[1])."""
-    A = ode_matrix(n, t1)
-    return np.linalg.lstsq(A[:, 1:-1], -(A[:, 0] * ends[0] + A[:, -1] * ends[1]), rcond=None)[0]
-
-
-def _solve(submission, ends, t1, z0, steps) -> dict:
-    reply = submission.probe("solve_bvp", ends=list(ends), t1=t1, z0=z0, steps=steps)
+def _solve(submission, A, ends, z0, steps) -> dict:
+    reply = submission.probe("solve_bvp", A=A, ends=list(ends), z0=z0, steps=steps)
     assert reply["problem"] is None, reply["problem"]
     assert reply["z"].shape == z0.shape, (
         f"gauss_newton returned z of shape {reply['z'].shape}, expected {z0.shape}, the shape of z0")
@@ -318,8 +241,8 @@ def test_jacobian_of_the_residual(submission, rng, public):
     """The student's jacobian of the reference residual: r, and J = the inner columns of A."""
     n, t1 = (8, 3.0) if public else (int(rng.integers(8, 25)), float(rng.uniform(2, 8)))
     ends, z = rng.normal(size=2), rng.normal(size=n - 2)
-    reply = submission.probe("jacobian", ends=list(ends), t1=t1, z=z)
-    A = ode_matrix(n, t1)
+    A = ref.ode_matrix(n, t1)
+    reply = submission.probe("jacobian", A=A, ends=list(ends), z=z)
     r = A @ np.concatenate([ends[:1], z, ends[1:]])
     J = A[:, 1:-1]
     what = f"jacobian(residual, z) for a residual of {n} values and z of {n - 2} values"
@@ -343,7 +266,7 @@ def test_jacobian_of_the_residual(submission, rng, public):
 def test_solution_is_close_to_the_exact_solution(submission, rng, public, metrics):
     z0 = _line(ENDS, ODE_POINTS, rng, 0.0 if public else 0.1)
     steps = 2 if public else int(rng.integers(2, 5))
-    reply = _solve(submission, ENDS, T1, z0, steps)
+    reply = _solve(submission, ref.ode_matrix(ODE_POINTS, T1), ENDS, z0, steps)
     t = np.linspace(0, T1, ODE_POINTS)
     y = np.concatenate([[ENDS[0]], reply["z"], [ENDS[1]]])
     error = metrics["max_error"] = float(np.max(np.abs(y - exact_solution(t))))
@@ -360,11 +283,12 @@ def test_solution_is_the_least_squares_optimum(submission, rng, public):
     n, t1 = (12, 4.0) if public else (int(rng.integers(10, 31)), float(rng.uniform(3, 8)))
     z0 = _line(ends, n, rng, 0.1)
     steps = 3 if public else int(rng.integers(2, 5))
-    reply = _solve(submission, ends, t1, z0, steps)
-    best = least_squares(ends, t1, n)
+    A = ref.ode_matrix(n, t1)
+    reply = _solve(submission, A, ends, z0, steps)
+    best = ref.least_squares(ends, t1, n)
     setting = (f"gauss_newton(residual, z0, steps={steps}) with {n} points on [0, {t1:.4g}], "
                f"y(0) = {ends[0]:.4g}, y({t1:.4g}) = {ends[1]:.4g}")
-    r0 = bvp_residual(ends, t1)(Node(z0)).value
+    r0 = A @ np.concatenate([ends[:1], z0, ends[1:]])
     assert reply["losses"].shape == (steps,) and rel_error(reply["losses"][0], r0 @ r0) < RTOL, (
         f"{setting} returned the losses {np.round(reply['losses'], 6).tolist()}: expected {steps} "
         f"values, the first the loss sum(r^2) at z0, {r0 @ r0:.8g}")
@@ -372,3 +296,8 @@ def test_solution_is_the_least_squares_optimum(submission, rng, public):
     assert error < 1e-6, (
         f"{setting}: z is {np.round(reply['z'], 6).tolist()}, but the least-squares optimum is "
         f"{np.round(best, 6).tolist()} (relative difference {error:.3g})")
+    r = A @ np.concatenate([ends[:1], best, ends[1:]])    # the residual is affine: one step lands
+    assert rel_error(reply["losses"][1:], np.full(steps - 1, r @ r)) < 1e-6, (
+        f"{setting} returned the losses {np.round(reply['losses'], 6).tolist()}: after the first "
+        f"step each is the loss at the optimum, {r @ r:.8g} (the residual is linear in z, so one "
+        f"Gauss-Newton step reaches the optimum)")

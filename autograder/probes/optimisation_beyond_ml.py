@@ -2,68 +2,16 @@
 student's optimisers on the grader's own problems.
 
 The two optimisers are graded apart from the two losses, so that one mistake costs one task:
-`descend` minimises `catenary` below (not the student's `catenary_loss`), and `gauss_newton`
-solves the least-squares problem of `bvp_residual` below (not the student's `ode_residual`).
-The same three functions are the checks' trusted reference, computed in the grader's process.
+`descend` minimises a quadratic 1/2 z^T Q z + c^T z, and `gauss_newton` the least squares of an
+affine residual z -> A (ends[0], z, ends[1]), whose Q, c and A the grader sends (not the
+student's `catenary_loss` or `ode_residual`). The probes hold no loss or stencil of their own.
 """
-from math import factorial
-
 import numpy as np
 
 import dp
 from dp import Node
 
-from .schema import AnyShape, Array, Either, Hint, Items, Number, Optional, Text, TypeName
-
-
-# -- the reference problems ------------------------------------------------------------------------
-def stencil(offsets, order) -> np.ndarray:
-    """The weights w of sum_j w_j y(t + o_j dt) = dt^order y^(order)(t) + O(dt^5), derived from the
-    Taylor expansions at the offsets o_j: sum_j w_j o_j^k / k! = [k == order], k = 0 .. 4."""
-    offsets = np.asarray(offsets, dtype=float)
-    k = np.arange(len(offsets))
-    taylor = offsets[None, :] ** k[:, None] / np.array([factorial(j) for j in k])[:, None]
-    return np.linalg.solve(taylor, (k == order).astype(float))
-
-
-# the 4th-order stencils on y_(i-2) .. y_(i+2) and on y_i .. y_(i+4), for the checks' hints
-CENTRAL_1, CENTRAL_2 = stencil(range(-2, 3), 1), stencil(range(-2, 3), 2)
-FORWARD_1, FORWARD_2 = stencil(range(5), 1), stencil(range(5), 2)
-
-
-def catenary(z, length=1.1):
-    """The rope's loss (L - length)^2 + sum_i s_i (y_i + y_(i+1)) / 2 of the free heights z (a Node
-    of n - 2 values): n points on [0, 1] with heights y = (0, z, 0), s_i = sqrt(dx^2 + dy_i^2).
-    Written as ArrayFlow writes it, with cross-correlations."""
-    rope = dp.concatenate([Node(np.zeros(1)), z, Node(np.zeros(1))])
-    s = (rope.conv1d(np.array([-1.0, 1.0])).square() + (1.0 / (len(z) + 1)) ** 2).sqrt()
-    return (s.sum() - length).square() + (s * rope.conv1d(np.array([0.5, 0.5]))).sum()
-
-
-def derivative_matrices(n, dt):
-    """(D1, D2), (n, n): y' ~ D1 y and y'' ~ D2 y from five points each: centred on rows 2 .. n-3,
-    the first two rows looking forward (y_i .. y_(i+4)), the last two backward (y_(i-4) .. y_i)."""
-    D = np.zeros((2, n, n))
-    for row in range(n):
-        first = row if row < 2 else row - 4 if row >= n - 2 else row - 2
-        offsets = np.arange(first, first + 5) - row
-        for order in (1, 2):
-            D[order - 1, row, first:first + 5] = stencil(offsets, order) / dt ** order
-    return D[0], D[1]
-
-
-def ode_matrix(n, t1):
-    """A (n, n) with A y = 2 y'' + y' + 2 y on n points of [0, t1]."""
-    D1, D2 = derivative_matrices(n, t1 / (n - 1))
-    return 2 * D2 + D1 + 2 * np.eye(n)
-
-
-def bvp_residual(ends, t1):
-    """z (a Node of the n - 2 inner values) -> the residual A y of y = (ends[0], z, ends[1])."""
-    def residual(z):
-        A = ode_matrix(len(z) + 2, t1)
-        return A @ dp.concatenate([np.full(1, float(ends[0])), z, np.full(1, float(ends[1]))])
-    return residual
+from .schema import AnyShape, Array, Either, Items, Number, Optional, Text, TypeName
 
 
 # -- probes ----------------------------------------------------------------------------------------
@@ -100,21 +48,33 @@ def _pair(result, what, names=("z", "losses")) -> dict:
         return {"problem": f"{what} returned {' or '.join(names)} that are not arrays of numbers: {error}"}
 
 
-def descent(ns, z0, lr, steps, length):
-    """The student's descend on the reference catenary loss."""
-    result = ns["descend"](lambda z: catenary(z, length), np.array(z0, dtype=float), lr, steps)
+def quadratic(Q, c):
+    """z (a Node) -> 1/2 z^T Q z + c^T z, a scalar Node."""
+    Q, c = np.array(Q, dtype=float), np.array(c, dtype=float)
+    return lambda z: 0.5 * (z * (Q @ z)).sum() + (z * c).sum()
+
+
+def affine_residual(A, ends):
+    """z (a Node of the n - 2 inner values) -> A y with y = (ends[0], z, ends[1])."""
+    A = np.array(A, dtype=float)
+    return lambda z: A @ dp.concatenate([np.full(1, float(ends[0])), z, np.full(1, float(ends[1]))])
+
+
+def descent(ns, Q, c, z0, lr, steps):
+    """The student's descend on the grader's quadratic."""
+    result = ns["descend"](quadratic(Q, c), np.array(z0, dtype=float), lr, steps)
     return _pair(result, f"descend(loss, z0, lr={lr:g}, steps={steps})")
 
 
-def jacobian(ns, ends, t1, z):
-    """The student's jacobian of the reference boundary-value residual at z: (r, J)."""
-    result = ns["jacobian"](bvp_residual(ends, t1), np.array(z, dtype=float))
+def jacobian(ns, A, ends, z):
+    """The student's jacobian of the grader's residual at z: (r, J)."""
+    result = ns["jacobian"](affine_residual(A, ends), np.array(z, dtype=float))
     return _pair(result, "jacobian(residual, z)", names=("r", "J"))
 
 
-def solve_bvp(ns, ends, t1, z0, steps):
-    """The student's gauss_newton on the reference boundary-value residual."""
-    result = ns["gauss_newton"](bvp_residual(ends, t1), np.array(z0, dtype=float), steps)
+def solve_bvp(ns, A, ends, z0, steps):
+    """The student's gauss_newton on the grader's residual."""
+    result = ns["gauss_newton"](affine_residual(A, ends), np.array(z0, dtype=float), steps)
     return _pair(result, f"gauss_newton(residual, z0, steps={steps})")
 
 
@@ -138,7 +98,7 @@ def _descent_reply(z0):
 REPLIES = {
     "catenary_loss": lambda z, length: _node_reply(np.asarray(z), np.ones(())),
     "ode_residual": lambda y, t1, upstream: _node_reply(np.asarray(y), upstream),
-    "descent": lambda z0, lr, steps, length: _descent_reply(z0),
-    "jacobian": lambda ends, t1, z: _pair_reply(("r", "J"), np.zeros((len(z) + 2, len(z)))),
-    "solve_bvp": lambda ends, t1, z0, steps: _descent_reply(z0),
+    "descent": lambda Q, c, z0, lr, steps: _descent_reply(z0),
+    "jacobian": lambda A, ends, z: _pair_reply(("r", "J"), np.zeros((len(z) + 2, len(z)))),
+    "solve_bvp": lambda A, ends, z0, steps: _descent_reply(z0),
 }

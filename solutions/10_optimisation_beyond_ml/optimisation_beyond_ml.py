@@ -126,8 +126,9 @@ check("catenary_loss")
 # At each step, wrap $z_k$ in a **named** leaf, `Node(z, "z")`, evaluate the loss, and read the
 # gradient with `.grad(1)["z"]`. `descend` returns the last iterate $z_{\text{steps}}$ and the
 # list of the losses $\ell(z_0), \dots, \ell(z_{\text{steps}-1})$, one per step, each computed
-# before that step's update. The grader runs your `descend` on its own catenary loss, so this task
-# does not depend on your `catenary_loss`.
+# before that step's update. The grader runs your `descend` on losses of its own: quadratics, among
+# them the rope's loss near its minimum (its second-order Taylor expansion there, which has the
+# same minimiser). So this task does not depend on your `catenary_loss`.
 
 # %%
 def descend(loss, z0: np.ndarray, lr: float = 0.005, steps: int = 1000) -> tuple:
