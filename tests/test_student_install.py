@@ -12,19 +12,24 @@ import time
 
 import pytest
 
-from autograder import release
+from autograder.course import ROOT
 from tests.ecosystem import free_port, get, kernel_environment
 
-ROOT = release.ROOT
 BASE_PYTHON = getattr(sys, "_base_executable", None) or shutil.which("python3")
 
 
-def course_folder(where, folder):
+def course_folder(where, tmp_path):
+    """A fresh clone of the repository (what is committed), or the bundle that this clone's
+    `release` makes."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=300)
     if where == "repository":
-        subprocess.run(["git", "clone", "-q", str(ROOT), str(folder)], check=True, timeout=300)
-    else:
-        release.make_bundle(folder, log=lambda *_: None, expose=True, warn=lambda *_: None)
-    return folder
+        return clone
+    made = subprocess.run([sys.executable, "-m", "autograder", "release", str(tmp_path / "bundle"),
+                           "--all"], cwd=clone, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(clone)})
+    assert made.returncode == 0, made.stderr[-3000:]
+    return tmp_path / "bundle"
 
 
 def start_lab(folder, home, port, token):
@@ -51,7 +56,7 @@ def start_lab(folder, home, port, token):
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["repository", "bundle"])
 def test_make_lab_installs_the_course_and_opens_jupyterlab(where, tmp_path):
-    folder = course_folder(where, tmp_path / "course")
+    folder = course_folder(where, tmp_path)
     assert not (folder / ".venv").exists()
     port, token = free_port(), "student-install-test"
     process, log = start_lab(folder, tmp_path / "home", port, token)
