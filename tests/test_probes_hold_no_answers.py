@@ -216,3 +216,96 @@ def _gradients(out) -> dict:
                 ready.append(parent)
     return grads
 """
+
+
+# -- the shipped checks modules ---------------------------------------------------------------------
+# The student bundle ships the checks too (the self-check runs them), not the references
+# (autograder/references/<notebook>.py), which replaces the public cases recorded at release. A
+# student with the bundle can import a checks module: for every function of it (tests, helpers,
+# methods), a stub whose answer blocks call it with a compatible signature must earn 0 on every
+# task. The bundle's checks are importable only where the self-check runs, next to the notebook,
+# so the stub runs in this process and is graded there (its checks with a hidden seed).
+from autograder import public_cases  # noqa: E402
+from autograder.judge import run_checks  # noqa: E402
+from autograder.selfcheck import LocalSubmission  # noqa: E402
+
+HIDDEN_SEED = 20261005      # any seed but the public one
+
+
+def checks_module_name(assignment) -> str:
+    return f"autograder.checks.{assignment.notebook}"
+
+
+def checks_module(assignment):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
+        return importlib.import_module(checks_module_name(assignment))
+
+
+def checks_scan_cases():
+    cases = []
+    for assignment in COURSE.assignments:
+        if not public_cases.has_references(assignment):
+            cases.append(pytest.param(assignment.id, None, "", marks=pytest.mark.skip(
+                reason=f"the checks of {assignment.id} have no references module yet: they still "
+                       f"hold their references"), id=f"{assignment.id[:2]}-not-converted"))
+            continue
+        source = solution_source(assignment.id)
+        blocks = answer_blocks(source)
+        for qualname, function in callables(checks_module(assignment)).items():
+            getter = (f"import importlib\n_target = importlib.import_module("
+                      f"{checks_module_name(assignment)!r})"
+                      + "".join(f".{part}" for part in qualname.split(".")))
+            stub = leak_stub(source, blocks, getter, function, False)
+            if stub is not None:
+                cases.append(pytest.param(assignment.id, stub, qualname,
+                                          id=f"{assignment.id[:2]}-{qualname}"))
+    return cases
+
+
+def graded_in_process(source: str, assignment_id: str) -> dict:
+    """{task: points} of the notebook `source`, run in this process and its checks run with a
+    hidden seed, as grading runs them."""
+    assignment = COURSE.assignment(assignment_id)
+    namespace = public_cases.notebook_namespace(source, "a stub", stop_at_errors=False)
+    results = run_checks(LocalSubmission(namespace, assignment), assignment, seed=HIDDEN_SEED)
+    return {r["id"]: r["points"] for r in results}
+
+
+@pytest.mark.parametrize("assignment_id, stub, function", checks_scan_cases())
+def test_a_stub_calling_the_shipped_checks_module_earns_nothing(assignment_id, stub, function):
+    assert graded_in_process(stub, assignment_id) == dict.fromkeys(full_marks(assignment_id), 0.0)
+
+
+def test_the_checks_scan_catches_a_planted_reference(monkeypatch):
+    """The chain rule that 01's probe module held before issue 15 (OLD_01_PROBE), planted into
+    the shipped checks module as `backward(self)` would call it: the scan's stub earns the points
+    of scalar_backprop, so a checks module that held it would fail the scan."""
+    assignment_id = "01_scalar_autodiff"
+    assignment = COURSE.assignment(assignment_id)
+    namespace = {}
+    exec(OLD_01_PROBE + PLANTED_BACKWARD, namespace)
+    monkeypatch.setattr(checks_module(assignment), "set_grads", namespace["set_grads"],
+                        raising=False)
+    source = solution_source(assignment_id)
+    getter = (f"import importlib\n_target = importlib.import_module("
+              f"{checks_module_name(assignment)!r}).set_grads")
+    stub = leak_stub(source, answer_blocks(source), getter, namespace["set_grads"], False)
+    earned = graded_in_process(stub, assignment_id)
+    assert earned["scalar_backprop"] == full_marks(assignment_id)["scalar_backprop"], earned
+
+
+PLANTED_BACKWARD = """
+
+def set_grads(self):
+    grads = _gradients(self)
+    seen, stack = {id(self)}, [self]
+    while stack:
+        node = stack.pop()
+        node.grad = grads.get(id(node), 0.0)
+        for parent, _ in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append(parent)
+"""
