@@ -9,6 +9,7 @@ import pytest
 
 import dp
 from autograder.judge import run_checks
+from autograder.references import batch_normalisation as reference
 from autograder.selfcheck import LocalSubmission
 from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, explain,
                            full_marks, grade_notebook, load_checks, notebook_tests,
@@ -36,17 +37,17 @@ def test_reference_gradients_agree_with_central_differences_and_the_formula():
     x = checks.random_batch(rng, public=False, n=6, d=4)
     gamma, beta = checks.random_affine(rng, 4)
     eps, dy = 1e-3, rng.normal(size=x.shape)
-    grads = checks.reference_gradients(x, gamma, beta, eps, dy)
+    grads = reference.gradients(x, gamma, beta, eps, dy)
 
     def loss(x_, gamma_, beta_):
-        return float(np.sum(dy * checks.reference_forward(x_, gamma_, beta_, eps)["y"]))
+        return float(np.sum(dy * reference.forward(x_, gamma_, beta_, eps)["y"]))
 
     numerical = {"dx": dp.numerical_gradient(lambda v: loss(v, gamma, beta), x.copy()),
                  "dgamma": dp.numerical_gradient(lambda v: loss(x, v, beta), gamma.copy()),
                  "dbeta": dp.numerical_gradient(lambda v: loss(x, gamma, v), beta.copy())}
     for name, value in numerical.items():
         assert checks.rel_error(grads[name], value) < 1e-6, name
-    ref = checks.reference_forward(x, gamma, beta, eps)
+    ref = reference.forward(x, gamma, beta, eps)
     g, x_hat = gamma * dy, ref["x_hat"]
     formula = (g - g.mean(0, keepdims=True) - x_hat * (g * x_hat).mean(0, keepdims=True)) / ref["std"]
     assert checks.rel_error(grads["dx"], formula) < 1e-12

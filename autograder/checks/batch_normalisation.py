@@ -1,18 +1,21 @@
 """Checks of 08 batch normalisation: the forward pass, the hand-written backward pass, the running
 statistics and the evaluation mode.
 
-The reference is dp's own `BatchNorm` layer: its forward pass in training mode, its gradients by
-automatic differentiation for a random upstream gradient, its running statistics after several
-batches, and its evaluation mode with running statistics set here. The inputs have features with
-nonzero means and very different variances (one of them small, so that where eps goes matters).
+The reference (autograder/references/batch_normalisation.py, the grader's side only) is dp's own
+`BatchNorm` layer: its forward pass in training mode, its gradients by automatic differentiation
+for a random upstream gradient, its running statistics after several batches, and its evaluation
+mode with running statistics set here; and the known mistakes that the messages name. The inputs
+have features with nonzero means and very different variances (one of them small, so that where
+eps goes matters).
 """
 import numpy as np
 import pytest
 
-import dp
+from autograder import references
 from autograder.checking import floored_rel_error as rel_error
 from autograder.checking import floored_rel_errors as rel_errors
-from dp import Node
+
+ref = references.of(__name__)
 
 TOL = 1e-8        # float64 on both sides; the bugs below are off by 1e-3 and more
 
@@ -42,42 +45,6 @@ def random_eps(rng, public) -> float:
 
 def random_momentum(rng, public) -> float:
     return 0.9 if public else float(rng.uniform(0.6, 0.95))
-
-
-# -- the reference: dp.BatchNorm ------------------------------------------------------------------
-def reference_layer(gamma, beta, eps, momentum=0.9) -> dp.BatchNorm:
-    layer = dp.BatchNorm(gamma.shape[1], "ref", momentum=momentum, eps=eps)
-    layer.gamma.value, layer.beta.value = gamma.copy(), beta.copy()
-    return layer
-
-
-def reference_forward(x, gamma, beta, eps) -> dict:
-    y = reference_layer(gamma, beta, eps)(Node(x)).value
-    std = np.sqrt(x.var(axis=0, keepdims=True) + eps)
-    return {"y": y, "x_hat": (x - x.mean(axis=0, keepdims=True)) / std, "std": std}
-
-
-def reference_gradients(x, gamma, beta, eps, dy) -> dict:
-    grads = reference_layer(gamma, beta, eps)(Node(x, "x")).grad(dy)
-    return {"dx": grads["x"], "dgamma": grads["ref_gamma"], "dbeta": grads["ref_beta"]}
-
-
-def reference_running(running_mean, running_var, batches, momentum) -> list:
-    layer = reference_layer(np.ones_like(running_mean), np.zeros_like(running_mean), 1e-5, momentum)
-    layer.running_mean, layer.running_var = running_mean.copy(), running_var.copy()
-    steps = []
-    for batch in batches:
-        layer(Node(batch))
-        steps.append({"running_mean": layer.running_mean.copy(),
-                      "running_var": layer.running_var.copy()})
-    return steps
-
-
-def reference_eval(x, gamma, beta, running_mean, running_var, eps) -> np.ndarray:
-    layer = reference_layer(gamma, beta, eps)
-    layer.running_mean, layer.running_var = running_mean.copy(), running_var.copy()
-    layer.training = False
-    return layer(Node(x)).value
 
 
 # -- comparing ------------------------------------------------------------------------------------
@@ -110,23 +77,6 @@ def _returned(out, function):
 
 
 # -- batchnorm_forward ----------------------------------------------------------------------------
-def _forward_mistakes(x, gamma, beta, eps) -> dict:
-    mean, n = x.mean(axis=0, keepdims=True), len(x)
-    var = x.var(axis=0, keepdims=True)
-    normalise = {"the unbiased variance (dividing by n - 1): divide by n":
-                     (x - mean) / np.sqrt(var * n / (n - 1) + eps),
-                 "sqrt(var) + eps: eps goes inside the square root": (x - mean) / (np.sqrt(var) + eps),
-                 "no eps at all": (x - mean) / np.sqrt(var),
-                 "dividing by the variance, not by the standard deviation": (x - mean) / (var + eps),
-                 "statistics over each row (axis 1): normalise each feature over the batch (axis 0)":
-                     (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + eps)}
-    candidates = {name: gamma * x_hat + beta for name, x_hat in normalise.items()}
-    x_hat = (x - mean) / np.sqrt(var + eps)
-    candidates["x_hat without the scale gamma and shift beta"] = x_hat
-    candidates["gamma and beta swapped"] = beta * x_hat + gamma
-    return candidates
-
-
 @pytest.mark.task("batchnorm_forward")
 def test_output_is_the_batch_normalised_input_scaled_and_shifted(submission, rng, public, metrics):
     x = random_batch(rng, public)
@@ -134,8 +84,8 @@ def test_output_is_the_batch_normalised_input_scaled_and_shifted(submission, rng
     eps = random_eps(rng, public)
     out = _returned(submission.probe("forward", x=x, gamma=gamma, beta=beta, eps=eps),
                     "batchnorm_forward")
-    expected = reference_forward(x, gamma, beta, eps)
-    _compare(out["y"], expected["y"], "y", metrics, _forward_mistakes(x, gamma, beta, eps),
+    expected = ref.forward(x, gamma, beta, eps)
+    _compare(out["y"], expected["y"], "y", metrics, ref.hint.forward_mistakes(x, gamma, beta, eps),
              context=f"for x of shape {x.shape} and eps = {eps:.2g}: ")
 
 
@@ -146,19 +96,13 @@ def test_returns_x_hat_and_the_standard_deviation(submission, rng, public, metri
     eps = random_eps(rng, public)
     out = _returned(submission.probe("forward", x=x, gamma=gamma, beta=beta, eps=eps),
                     "batchnorm_forward")
-    expected = reference_forward(x, gamma, beta, eps)
-    var, n = x.var(axis=0, keepdims=True), len(x)
+    expected = ref.forward(x, gamma, beta, eps)
     _compare(out["x_hat"], expected["x_hat"], "x_hat", metrics,
-             {name: (y - beta) / gamma for name, y in _forward_mistakes(x, gamma, beta, eps).items()
-              if "gamma" not in name})
+             ref.hint.x_hat_mistakes(x, gamma, beta, eps))
     std = out["std"]
     if isinstance(std, np.ndarray) and std.shape == (x.shape[1],):
         std = std.reshape(1, -1)                       # (d,) is as good as (1, d)
-    _compare(std, expected["std"], "std", metrics,
-             {"the standard deviation without eps: std = sqrt(var + eps)": np.sqrt(var),
-              "the variance: std = sqrt(var + eps)": var + eps,
-              "sqrt(var) + eps: eps goes inside the square root": np.sqrt(var) + eps,
-              "the unbiased standard deviation: divide by n": np.sqrt(var * n / (n - 1) + eps)},
+    _compare(std, expected["std"], "std", metrics, ref.hint.std_mistakes(x, eps),
              shape_hint=" (one value per feature)")
 
 
@@ -170,11 +114,11 @@ def backward_case(submission, rng, public):
     gamma, beta = random_affine(rng, x.shape[1])
     eps = random_eps(rng, public)
     dy = rng.normal(size=x.shape)
-    ref = reference_forward(x, gamma, beta, eps)
-    out = _returned(submission.probe("backward", dy=dy, x_hat=ref["x_hat"], std=ref["std"],
-                                     gamma=gamma), "batchnorm_backward")
-    inputs = {"dy": dy, "x_hat": ref["x_hat"], "std": ref["std"], "gamma": gamma}
-    return inputs, out, reference_gradients(x, gamma, beta, eps, dy)
+    forward = ref.forward(x, gamma, beta, eps)
+    inputs = {"dy": dy, "x_hat": forward["x_hat"], "std": forward["std"], "gamma": gamma}
+    expected = ref.gradients(x, gamma, beta, eps, dy)
+    out = _returned(submission.probe("backward", **inputs), "batchnorm_backward")
+    return inputs, out, expected
 
 
 SUM_OVER_BATCH = " (sum over the batch, axis 0, keeping the axis)"
@@ -189,32 +133,15 @@ def test_dbeta_is_the_sum_of_the_upstream_gradient(backward_case, metrics):
 @pytest.mark.task("batchnorm_backward")
 def test_dgamma_matches_autodiff(backward_case, metrics):
     inputs, out, expected = backward_case
-    dy, x_hat = inputs["dy"], inputs["x_hat"]
     _compare(out["dgamma"], expected["dgamma"], "dgamma", metrics,
-             {"sum(dy): that is dbeta": dy.sum(axis=0, keepdims=True),
-              "sum(dy * gamma * x_hat): gamma is not part of dgamma":
-                  (dy * inputs["gamma"] * x_hat).sum(axis=0, keepdims=True)},
+             ref.hint.dgamma_mistakes(inputs["dy"], inputs["x_hat"], inputs["gamma"]),
              shape_hint=SUM_OVER_BATCH)
 
 
 @pytest.mark.task("batchnorm_backward")
 def test_dx_matches_autodiff_of_the_forward_pass(backward_case, metrics):
     inputs, out, expected = backward_case
-    dy, x_hat, std, gamma = inputs["dy"], inputs["x_hat"], inputs["std"], inputs["gamma"]
-    g = gamma * dy
-
-    def mean(a):
-        return a.mean(axis=0, keepdims=True)
-
-    _compare(out["dx"], expected["dx"], "dx", metrics, {
-        "the formula without the mean of the gradient, - mean(g), the path through mu":
-            (g - x_hat * mean(g * x_hat)) / std,
-        "the formula without - x_hat * mean(g * x_hat), the path through the variance":
-            (g - mean(g)) / std,
-        "gamma * dy / std: only the direct path; mu and the variance depend on x too": g / std,
-        "the formula without gamma: g = gamma * dy": (dy - mean(dy) - x_hat * mean(dy * x_hat)) / std,
-        "the formula multiplied by std instead of divided":
-            (g - mean(g) - x_hat * mean(g * x_hat)) * std})
+    _compare(out["dx"], expected["dx"], "dx", metrics, ref.hint.dx_mistakes(**inputs))
 
 
 # -- running_statistics ---------------------------------------------------------------------------
@@ -230,30 +157,15 @@ def test_running_statistics_after_several_batches(submission, rng, public, metri
     out = submission.probe("running_statistics", running_mean=running_mean,
                            running_var=running_var, batches=batches, momentum=momentum)
     assert "error" not in out, f"update_running_statistics must return a tuple; it returned {out['error']}"
-    expected = reference_running(running_mean, running_var, batches, momentum)
-    mean, var, m = running_mean, running_var, momentum
-    for step, (got, right, batch) in enumerate(zip(out["steps"], expected, batches), start=1):
-        n = len(batch)
-        batch_mean, batch_var = batch.mean(axis=0, keepdims=True), batch.var(axis=0, keepdims=True)
-        where = f"after batch {step} of {len(batches)} (momentum {m:.3g}): "
-        mean_mistakes = {
-            "momentum on the wrong side: the momentum weighs the old running mean":
-                (1 - m) * mean + m * batch_mean,
-            "the batch mean alone": batch_mean,
-            "the old running mean, not updated": mean}
-        var_mistakes = {
-            "momentum on the wrong side: the momentum weighs the old running variance":
-                (1 - m) * var + m * batch_var,
-            "the unbiased batch variance: use the biased one, as in the forward pass":
-                m * var + (1 - m) * batch_var * n / (n - 1),
-            "the batch standard deviation in place of the variance": m * var + (1 - m) * np.sqrt(batch_var),
-            "the batch variance alone": batch_var,
-            "the old running variance, not updated": var}
+    expected = ref.running(running_mean, running_var, batches, momentum)
+    mistakes = ref.hint.running_mistakes(running_mean, running_var, batches, momentum)
+    for step, (got, right) in enumerate(zip(out["steps"], expected), start=1):
+        mean_mistakes, var_mistakes = mistakes[step - 1] if mistakes else (None, None)
+        where = f"after batch {step} of {len(batches)} (momentum {momentum:.3g}): "
         _compare(got["running_mean"], right["running_mean"], "running_mean", metrics, mean_mistakes,
                  context=where)
         _compare(got["running_var"], right["running_var"], "running_var", metrics, var_mistakes,
                  context=where)
-        mean, var = right["running_mean"], right["running_var"]
     assert len(out["steps"]) == len(batches), "update_running_statistics did not return arrays"
 
 
@@ -290,24 +202,14 @@ def test_evaluation_mode_normalises_with_the_running_statistics(eval_case, metri
     case, out = eval_case
     x, gamma, beta, eps = case["x"], case["gamma"], case["beta"], case["eps"]
     rm, rv = case["running_mean"], case["running_var"]
-    batch_mean, batch_var = x.mean(axis=0, keepdims=True), x.var(axis=0, keepdims=True)
-    mistakes = {
-        "the batch statistics: in evaluation mode use the running mean and variance":
-            gamma * (x - batch_mean) / np.sqrt(batch_var + eps) + beta,
-        "the batch mean with the running variance": gamma * (x - batch_mean) / np.sqrt(rv + eps) + beta,
-        "the running mean with the batch variance": gamma * (x - rm) / np.sqrt(batch_var + eps) + beta,
-        "the running variance used as the standard deviation": gamma * (x - rm) / (rv + eps) + beta,
-        "sqrt(running_var) + eps: eps goes inside the square root":
-            gamma * (x - rm) / (np.sqrt(rv) + eps) + beta,
-        "no scale gamma and shift beta": (x - rm) / np.sqrt(rv + eps)}
-    _compare(out["y"], reference_eval(x, gamma, beta, rm, rv, eps), "y", metrics, mistakes,
-             context="in evaluation mode: ")
+    _compare(out["y"], ref.evaluate(x, gamma, beta, rm, rv, eps), "y", metrics,
+             ref.hint.eval_mistakes(x, gamma, beta, rm, rv, eps), context="in evaluation mode: ")
 
 
 @pytest.mark.task("batchnorm_eval")
 def test_an_example_is_normalised_the_same_alone_or_in_a_batch(eval_case, metrics):
     case, out = eval_case
-    expected = reference_eval(case["x"][:1], case["gamma"], case["beta"], case["running_mean"],
+    expected = ref.evaluate(case["x"][:1], case["gamma"], case["beta"], case["running_mean"],
                               case["running_var"], case["eps"])
     mistakes = {"beta: a single example normalised with its own batch statistics is 0; use the "
                 "running statistics": case["beta"]}
