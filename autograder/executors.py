@@ -21,6 +21,7 @@ cannot hold the run up until its time limit). A rerun resumes.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import itertools
@@ -41,10 +42,14 @@ class ExecutorError(RuntimeError):
 
 
 @contextlib.contextmanager
-def completed(function, calls, executor="local", workers=None, scheduler=None, same_files=()):
+def completed(function, calls, executor="local", workers=None, scheduler=None, same_files=(),
+              lost=None):
     """Run `function(*args)` for each `args` in `calls`; yields an iterator over the return
     values in the order they finish. `workers`: processes (default: all cores); `scheduler`: a
-    Dask scheduler address; `same_files`: paths that Dask workers must see as this process does."""
+    Dask scheduler address; `same_files`: paths that Dask workers must see as this process does;
+    `lost(args, reason)`: the answer for a call whose worker died twice while running it
+    (default: ExecutorError)."""
+    lost = lost or _no_answer
     calls = list(calls)
     workers = workers or os.cpu_count() or 1
     if executor not in EXECUTORS:
@@ -54,52 +59,153 @@ def completed(function, calls, executor="local", workers=None, scheduler=None, s
     if not calls:
         yield iter(())
     elif executor == "dask":
-        with _dask(function, calls, workers, scheduler, [str(p) for p in same_files]) as answers:
+        with _dask(function, calls, workers, scheduler, [str(p) for p in same_files], lost) as answers:
             yield answers
     elif workers == 1 or len(calls) <= 1:
         yield (function(*args) for args in calls)
     else:
-        with _pool(function, calls, min(workers, len(calls))) as answers:
+        with _pool(function, calls, min(workers, len(calls)), lost) as answers:
             yield answers
 
 
-@contextlib.contextmanager
-def _pool(function, calls, workers):
-    import concurrent.futures
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
-    waiting, running = iter(calls), set()
+def _no_answer(args, reason):
+    raise ExecutorError(f"a call was lost: {reason}")
 
-    def feed():     # a call only for a free worker: nothing queues behind a slow submission
-        for args in itertools.islice(waiting, workers - len(running)):
-            running.add(pool.submit(function, *args))
+
+@contextlib.contextmanager
+def _pool(function, calls, workers, lost):
+    """N forked worker processes, each given its next call only when it is free. A worker
+    that dies (killed from outside, out of memory) loses nothing: its call goes to a fresh
+    worker once, and if that one dies too, `lost(args, reason)` is its answer. Each worker
+    dies with this process (`die_with_parent`), however this process ends."""
+    import multiprocessing
+    import multiprocessing.connection
+    context = multiprocessing.get_context("fork")
+    waiting = collections.deque(enumerate(calls))
+    idle, busy, deaths = [], {}, collections.Counter()     # busy: worker -> (index, args)
+
+    def start():
+        ours, theirs = context.Pipe()
+        inherited = [ours] + [w.connection for w in [*idle, *busy]]     # the child closes them
+        worker = context.Process(target=_serve, args=(function, theirs, os.getpid(), inherited),
+                                 daemon=True)
+        worker.start()
+        theirs.close()
+        worker.connection = ours
+        return worker
+
+    def feed():
+        while waiting and len(busy) < workers:
+            worker = idle.pop() if idle else start()
+            try:
+                worker.connection.send(waiting[0][1])
+            except OSError:                 # it died while idle: no call lost, take another
+                worker.kill()
+                worker.join()
+                continue
+            busy[worker] = waiting.popleft()
 
     def answers():
         feed()
-        while running:
-            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-            running.difference_update(done)
+        while busy:
+            ready = set(multiprocessing.connection.wait(
+                [w.connection for w in busy] + [w.sentinel for w in busy]))
+            for worker in [w for w in busy if w.connection in ready or w.sentinel in ready]:
+                index, args = busy.pop(worker)
+                try:
+                    kind, value = worker.connection.recv()
+                except (EOFError, OSError):       # it died with the call
+                    worker.join()
+                    worker.connection.close()
+                    deaths[index] += 1
+                    reason = f"the grading process ended ({_ended(worker.exitcode)})"
+                    if deaths[index] < 2:
+                        waiting.appendleft((index, args))
+                        continue
+                    kind, value = "ok", lost(args, reason + ", twice")
+                idle.append(worker)
+                if kind == "raise":
+                    raise value
+                feed()
+                yield value
             feed()
-            yield from (future.result() for future in done)
 
     try:
         yield answers()
     finally:                # interrupted: start nothing new, stop what runs; a rerun resumes
-        while not all(future.done() for future in running):
+        waiting.clear()
+        while busy:
             _stop_submissions()
-            concurrent.futures.wait(running, timeout=0.2)
-        pool.shutdown(wait=True, cancel_futures=True)
+            ready = multiprocessing.connection.wait(
+                [w.connection for w in busy] + [w.sentinel for w in busy], timeout=0.2)
+            for worker in [w for w in busy if w.connection in ready or w.sentinel in ready]:
+                busy.pop(worker)
+                with contextlib.suppress(EOFError, OSError):
+                    worker.connection.recv()
+                idle.append(worker)
+        for worker in idle:
+            worker.connection.close()          # end of file: the worker stops its zygotes, exits
+        for worker in idle:
+            worker.join(timeout=10)
+            if worker.exitcode is None:
+                worker.kill()
+                worker.join()
+
+
+def _ended(code) -> str:
+    if code is not None and code < 0:
+        return f"signal {signal.Signals(-code).name}"
+    return f"exit status {code}"
+
+
+def _serve(function, connection, parent, inherited):
+    """A pool worker: calls `function(*args)` for each args received, until end of file (the
+    main process's end of the pipe, and those of the other workers, are closed here, so that
+    closing it in the main process is an end of file)."""
+    die_with_parent(parent)
+    for other in inherited:
+        other.close()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the main process's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    while True:
+        try:
+            args = connection.recv()
+        except (EOFError, OSError):
+            break
+        try:
+            answer = ("ok", function(*args))
+        except Exception as error:    # noqa: BLE001 - raised again in the main process
+            answer = ("raise", error)
+        connection.send(answer)
+    from . import forkserver
+    forkserver.stop_all()
+    os._exit(0)
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel SIGKILL this process when its parent ends, however it ends (Linux:
+    PR_SET_PDEATHSIG); if the parent `parent` is already gone, end now."""
+    if sys.platform == "linux":
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 # -- Dask -------------------------------------------------------------------------------------
 @contextlib.contextmanager
-def _dask(function, calls, workers, scheduler, same_files):
+def _dask(function, calls, workers, scheduler, same_files, lost):
     try:
+        import dask
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise ExecutorError("--executor dask needs Dask: pip install -e '.[dask]'") from None
     cluster = None
     try:
-        if scheduler is None:
+        if scheduler is None:     # a call whose worker dies is run again once, as in the pool
+            dask.config.set({"distributed.scheduler.allowed-failures": 1})
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    host="127.0.0.1", dashboard_address=None, preload=[__name__],
                                    silence_logs=logging.ERROR)
@@ -114,7 +220,7 @@ def _dask(function, calls, workers, scheduler, same_files):
     futures = []
     try:
         _check_workers(client, same_files)
-        yield _fed(client, function, calls, futures)
+        yield _fed(client, function, calls, futures, lost)
     finally:
         if any(not future.done() for future in futures):
             client.cancel(futures)      # interrupted: start nothing new, stop what runs
@@ -128,22 +234,26 @@ def _dask(function, calls, workers, scheduler, same_files):
             cluster.close()
 
 
-def _fed(client, function, calls, futures):
+def _fed(client, function, calls, futures, lost):
     """The answers as they finish, with never more calls on the cluster than it has workers:
     a worker gets its next call only when it is free, so no call ever waits behind a slow one
     (Dask would otherwise queue calls on busy workers). Workers that join later (e.g. Slurm
     jobs that start) get work at the next answer."""
-    from dask.distributed import as_completed
-    waiting, running = iter(calls), as_completed()
+    from dask.distributed import KilledWorker, as_completed
+    waiting, running, given = iter(calls), as_completed(), {}
 
     def feed():
         for args in itertools.islice(waiting, max(len(client.nthreads()), 1) - running.count()):
             futures.append(client.submit(_one_at_a_time, function, *args, pure=False))
             running.add(futures[-1])
+            given[futures[-1].key] = args
 
     feed()
     for future in running:
-        answer = future.result()
+        try:
+            answer = future.result()
+        except KilledWorker as error:       # its worker died with it, twice (allowed-failures)
+            answer = lost(given[future.key], f"the grading process ended, twice ({error})")
         futures.remove(future)
         feed()
         yield answer
@@ -151,9 +261,12 @@ def _fed(client, function, calls, futures):
 
 def dask_setup(worker):
     """Dask's preload hook, run in each LocalCluster worker: Ctrl-C reaches the whole process
-    group, but stopping is the main process's job (it stops the submissions, then the cluster)."""
+    group, but stopping is the main process's job (it stops the submissions, then the cluster);
+    and the worker dies with the main process, however that ends (its parent: the nannies of a
+    LocalCluster run in the main process)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(os.getppid())
 
 
 _LOCK = threading.Lock()

@@ -79,6 +79,7 @@ class ForkedChild:
 
     def __init__(self, pid, status_r, zygote):
         self.pid, self._status_r, self._zygote, self.returncode = pid, status_r, zygote, None
+        self.zygote_died = False          # the zygote ended before telling how the child did
         self.cgroup = zygote.cgroup       # its CPU share (autograder.cpushare), or None
 
     def poll(self):
@@ -92,6 +93,7 @@ class ForkedChild:
             # No code: the zygote died. The grader has killed the process group by then, or
             # will; the process ended or ends as if killed.
             self.returncode = struct.unpack("!i", data)[0] if len(data) == 4 else -9
+            self.zygote_died = len(data) != 4
         return self.returncode
 
     def _readable(self, timeout) -> bool:
@@ -249,27 +251,34 @@ class Zygote:
 
 def fork(assignment, sealed, settings, request_r, reply_w, output) -> ForkedChild:
     """A submission process from the zygote for `assignment` (started if need be). Raises
-    ZygoteError when no zygote can serve, OSError when the child could not be set up."""
+    ZygoteError when no zygote can serve, OSError when the child could not be set up. A zygote
+    that dies (while starting, or killed from outside) or stops answering is replaced once."""
     modules = preload_for(assignment)
-    if not enabled():
-        zygote = _start(assignment, modules, sealed, single_use=True)
-        try:
-            return zygote.fork(settings, (request_r, reply_w, output))
-        except BaseException:
-            zygote.stop()
-            raise
     key = (tuple(modules), sealed, code_stamp())
-    for attempt in range(2):           # a zygote that died or stopped answering is replaced once
-        zygote = _zygote(key, assignment)
+    for attempt in range(2):
+        zygote = None
         try:
+            if enabled():
+                zygote = _zygote(key, assignment)
+            else:
+                zygote = _start(assignment, modules, sealed, single_use=True)
             return zygote.fork(settings, (request_r, reply_w, output))
         except ZygoteError:
-            with _lock:
-                if _zygotes.get(key) is zygote:
-                    del _zygotes[key]
-            zygote.stop()
+            if zygote is not None:
+                _discard(key, zygote)
             if attempt:
                 raise
+        except BaseException:
+            if zygote is not None and zygote.single_use:
+                zygote.stop()
+            raise
+
+
+def _discard(key, zygote):
+    with _lock:
+        if _zygotes.get(key) is zygote:
+            del _zygotes[key]
+    zygote.stop()
 
 
 def _zygote(key, assignment):

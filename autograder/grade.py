@@ -307,6 +307,8 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     finally:
         sandbox.close()
         result["output"] = sandbox.captured_output       # its end is kept (report.CAPS)
+        if sandbox.lost:
+            result["lost"] = sandbox.lost     # not the submission's doing: _grade_job grades again
     return _total(result), figures
 
 
@@ -383,7 +385,23 @@ def _grade_job(submission, course_path, out, seed, sealed=True):
     """The unit of work of every executor, here or on a Dask worker. The seed comes from the
     main process, so a worker needs neither AUTOGRADER_SECRET nor anything else but the
     repository, the course file and the submission (at the same paths)."""
-    return grade_one(submission, course_path, protect=[out], seed=seed, sealed=sealed)
+    for attempt in (1, 2):
+        result, figures = grade_one(submission, course_path, protect=[out], seed=seed, sealed=sealed)
+        lost = result.pop("lost", None)
+        if not lost:
+            break
+        if attempt == 2:        # graded as it ended: the submission may be doing it itself
+            result["flags"].append(f"graded twice: {lost}, both times")
+    return result, figures
+
+
+def _lost_job(args, reason):
+    """The answer for a `_grade_job(*args)` whose grading process died twice while grading it:
+    an error result with the reason, which a rerun grades again."""
+    submission, course_path = args[:2]
+    result = ungraded(submission, load_course(course_path), "error",
+                      f"{reason} while grading this notebook: run the grader again to grade it")
+    return dict(result, notebook_sha256=""), []
 
 
 def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True,
@@ -439,7 +457,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     calls = [(Submission(s.path.absolute(), s.student, s.assignment_id), course_file, out.absolute(),
               grading_seed(course, s.student, s.assignment_id), isolation) for s in todo]
     same_files = [course_file] + [c[0].path for c in calls[:1]]
-    with executors.completed(_grade_job, calls, executor, jobs, scheduler, same_files) as answers:
+    with executors.completed(_grade_job, calls, executor, jobs, scheduler, same_files,
+                             lost=_lost_job) as answers:
         for result, figures in answers:     # in the order they finish
             finish(result, figures)
     bar.close()

@@ -62,6 +62,8 @@ class Sandbox:
         self.process = None
         self.layers = isolation.describe(sealed)
         self.broken = None   # the error that ended the conversation, repeated to later probes
+        self.lost = None     # why its end was not its own doing, if so: grade it again
+        self._killing = False
         self.report = {}
         self.captured_output = ""
         # Sealed, the submission's folder is a tmpfs of its own that the grader never opens.
@@ -147,6 +149,12 @@ class Sandbox:
             code = self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return ""
+        if getattr(self.process, "zygote_died", False):
+            self.lost = "its zygote ended"
+        elif code == -signal.SIGKILL and not self._killing:
+            # Not the grader's kill, nor a limit's (the CPU limit is SIGXCPU, memory a
+            # MemoryError): from outside, e.g. the OOM killer or an administrator.
+            self.lost = "the submission process was killed from outside (SIGKILL)"
         if code < 0:
             name = signal.Signals(-code).name
             hint = {"SIGXCPU": "CPU time limit", "SIGKILL": "killed, e.g. out of memory",
@@ -179,6 +187,7 @@ class Sandbox:
     def _kill(self):
         """SIGKILL the submission and everything it started."""
         if self.process is not None:
+            self._killing = True
             self.process.kill()
 
     def close(self) -> None:

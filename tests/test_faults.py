@@ -101,3 +101,121 @@ def test_course_with_missing_keys_is_reported_by_the_cli(tmp_path):
     run = subprocess.run([sys.executable, "-m", "autograder", "--course", str(bad), "grade", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "assignment 'x': missing key 'task'" in run.stderr
+
+
+# -- one process of the run killed from outside (issue 21) ---------------------------------------
+def _table():
+    """{pid: (parent, start time, command line)} of every process now."""
+    table = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                    command = f.read()
+            except OSError:
+                continue
+            table[int(entry.name)] = (int(fields[1]), int(fields[19]), command)
+    return table
+
+
+def _run_processes(table, root_pid):
+    """The run's processes: `root_pid` and its descendants, by kind."""
+    below, kinds = {root_pid}, {}
+    for _ in range(12):
+        below |= {pid for pid, (parent, _, _) in table.items() if parent in below}
+    def bwrap(pid):
+        return os.path.basename(table.get(pid, (0, 0, b""))[2].split(b"\0")[0]) == b"bwrap"
+
+    def zygote_code(pid):       # a zygote or what it forked (they share its command line)
+        return b"autograder.zygote" in table.get(pid, (0, 0, b""))[2] and not bwrap(pid)
+
+    for pid in below:
+        parent = table.get(pid, (0,))[0]
+        if pid == root_pid:
+            kind = "main"
+        elif zygote_code(pid):
+            kind = "sandbox" if zygote_code(parent) else "zygote"
+        elif parent == root_pid and not bwrap(pid):
+            kind = "worker"
+        else:
+            kind = "other"
+        kinds.setdefault(kind, []).append(pid)
+    return kinds
+
+
+def _alive_of(table, pids):
+    """Those of `pids` (with their start times in `table`) that still run."""
+    now = _table()
+    return sorted(pid for pid in pids if pid in now and now[pid][1] == table[pid][1])
+
+
+def _cgroup_processes(worker_pids) -> int:
+    """Processes left in the CPU-share cgroups that the run's processes made (autograder.cpushare)."""
+    from autograder import cpushare
+    try:
+        _, parent = cpushare._parent()
+    except OSError:
+        return 0
+    if parent is None:
+        return 0
+    count = 0
+    for pid in worker_pids:
+        for group in parent.glob(f"{cpushare.PREFIX}{pid}-*"):
+            try:
+                count += len((group / "cgroup.procs").read_text().split())
+            except OSError:
+                pass
+    return count
+
+
+@pytest.mark.parametrize("kind", ["main", "worker", "zygote", "sandbox"])
+def test_a_process_killed_from_outside_leaves_nothing_running_and_loses_nothing(kind, baseline):
+    """SIGKILL to one process of a class run, at a random point: afterwards no process of the
+    run is left (by descent at the moment of the kill, and by CPU-share cgroup); the run itself
+    regrades what the kill interrupted (a worker, zygote or sandbox) or a rerun grades what is
+    missing (the main process), and the results are those of an uninterrupted run."""
+    submitted, expected, root = baseline
+    rng = random.Random(f"{SEED}-{kind}")
+    out = root / f"killed-{kind}"
+    run = _grade(submitted, out)
+    deadline, target, table = time.monotonic() + 120, None, {}
+    time.sleep(rng.uniform(0.0, 2.0))
+    while target is None and time.monotonic() < deadline and run.poll() is None:
+        table = _table()
+        found = _run_processes(table, run.pid).get(kind, [])
+        if found and (kind == "main" or len(_run_processes(table, run.pid).get("sandbox", [])) > 0):
+            target = rng.choice(sorted(found))
+        else:
+            time.sleep(0.02)
+    assert target is not None, f"no {kind} process appeared (seed {SEED}): {run.stderr.read()}"
+    processes = _run_processes(table, run.pid)
+    everything = [pid for pids in processes.values() for pid in pids]
+    os.kill(target, signal.SIGKILL)
+    code = run.wait(timeout=600)
+    deadline = time.monotonic() + 10
+    while _alive_of(table, everything) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _alive_of(table, everything)
+    print(f"seed {SEED}: SIGKILL to the {kind} ({target}) among {len(everything)} processes "
+          f"{ {k: len(v) for k, v in processes.items()} }: {len(left)} left")
+    assert left == [], f"seed {SEED}: after SIGKILL to the {kind}, still running: {left}"
+    assert _cgroup_processes([run.pid] + processes.get("worker", [])) == 0
+    if kind == "main":
+        assert code == -signal.SIGKILL
+    else:
+        assert code == 0, run.stderr.read()
+        assert _differences(_results(out), expected) == [], f"seed {SEED}: after the {kind}'s kill"
+    rerun = _grade(submitted, out)
+    assert rerun.wait(timeout=600) == 0, rerun.stderr.read()
+    assert _differences(_results(out), expected) == [], f"seed {SEED}: after the rerun"
+    assert sorted(p.name for p in (out / "results").iterdir()) == sorted(expected)
+    assert not list(out.rglob("*.tmp"))
+
+
+def _differences(got, expected) -> list:
+    """(student, field, got) where `got` differs from `expected`."""
+    return [(student, key, str(got.get(student, {}).get(key))[:300])
+            for student in expected for key in expected[student]
+            if got.get(student, {}).get(key) != expected[student][key]]
