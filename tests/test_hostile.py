@@ -363,3 +363,61 @@ def test_isolation_layers(batch):
         assert "unprivileged uid of its own" in layers
     else:
         assert "the grader's uid, in a user namespace of its own" in layers
+
+
+# -- the same corpus under `nbgrader autograde` (issue 14) -------------------------------------
+def _autograde(folder: Path, batch_root: Path):
+    """The batch's submissions in a course that `nbgrader-course` writes, autograded by nbgrader
+    itself (its SandboxGrade preprocessor: grade_one, in the sandbox) with the batch's course.toml
+    and secret. Writes autograde.log and, per student, the gradebook's score (None: no score)."""
+    from autograder.gradebook import COURSE_ID, open_gradebook
+    students = sorted(p.name for p in (batch_root / "submitted").iterdir())
+    course = folder / "course"
+    subprocess.run([sys.executable, "-m", "autograder", "nbgrader-course", str(course),
+                    "--assignment", A, "--students", ",".join(students)],
+                   cwd=ROOT, check=True, capture_output=True, timeout=600)
+    for student in students:
+        target = course / "submitted" / student / A
+        target.mkdir(parents=True, exist_ok=True)
+        for notebook in (batch_root / "submitted" / student / A).iterdir():
+            target.joinpath(notebook.name).write_bytes(notebook.read_bytes())
+    scratch = folder / "scratch"
+    scratch.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "JUPYTER"))}
+    env.update({"AUTOGRADER_GRADING": "1", "PYTHONPATH": "", "TMPDIR": str(scratch),
+                "AUTOGRADER_SECRET": SECRET, "HOME": str(folder),
+                "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])})
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", A,
+                          f"--SandboxGrade.course_file={batch_root / 'course.toml'}"],
+                         cwd=course, env=env, capture_output=True, text=True, timeout=2400,
+                         stdin=subprocess.DEVNULL)
+    (folder / "autograde.log").write_text(f"exit status {run.returncode}\n{run.stdout}\n{run.stderr}")
+    scores = {}
+    with open_gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        for student in students:
+            try:
+                scores[student] = gb.find_submission(A, student).score
+            except Exception:       # noqa: BLE001 - nbgrader's MissingEntry: no submission graded
+                scores[student] = None
+    (folder / "scores.json").write_text(json.dumps(scores))
+
+
+@pytest.mark.parametrize("batch", MODES[:1], indirect=True)
+def test_the_corpus_scores_the_same_under_nbgrader_autograde(batch, tmp_path_factory):
+    """Every hostile and damaged notebook gets from `nbgrader autograde` the score `grade` gave
+    it. Where nbgrader cannot read the file itself (it is no notebook), it records no score,
+    and `grade` gave 0 saying why."""
+    from tests.ecosystem import once_per_run
+    ours, batch_root = batch[2], batch[1].parent
+    folder = once_per_run(tmp_path_factory, "hostile-nbgrader", lambda f: _autograde(f, batch_root))
+    theirs = json.loads((folder / "scores.json").read_text())
+    log = (folder / "autograde.log").read_text()
+    assert set(theirs) == set(ours)
+    table = "\n".join(f"{s:<24} grade {ours[s]['score']:>4g}  nbgrader {theirs[s]}" for s in sorted(ours))
+    (folder / "table.txt").write_text(table)
+    unread = {s for s, score in theirs.items() if score is None}
+    assert all(ours[s]["score"] == 0 and ours[s]["status"] == "error" for s in unread), table
+    assert {s: theirs[s] for s in theirs if s not in unread} == \
+        {s: ours[s]["score"] for s in theirs if s not in unread}, f"{table}\n{log[-3000:]}"
+    assert len(unread) <= 3, f"{table}\n{log[-3000:]}"
+    assert SECRET not in log
