@@ -188,3 +188,34 @@ def test_the_self_check_needs_no_reference(trained):
         bundle = grade(namespace, public=True)
     assert (bundle["status"], bundle["points"], bundle["message"]) == \
         (here["status"], here["points"], here["message"])
+
+
+class Normalised(dp.Model):
+    """784 -> relu 64 -> batch norm -> dropout -> 10: every kind of layer the grader runs."""
+
+    def __init__(self, dtype=np.float64):
+        super().__init__(dtype)
+        self.h1 = self.ReLU_Layer(784, 64, "h1")
+        self.norm = self.BatchNorm_Layer(64, "norm")
+        self.drop = self.Dropout_Layer(0.2)
+        self.out = self.Linear_Layer(64, 10, "out")
+
+    def forward(self, x):
+        return self.out(self.drop(self.norm(self.h1(x))))
+
+    def loss(self, x, y):
+        return dp.cross_entropy(self.forward(x), y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_batch_norm_dropout_and_float32_stacks_are_run_by_the_grader(dtype):
+    """The grader's forward pass (running statistics, dropout off, float64 on float32 parameters)
+    gives the digits of dp's own: graded on the parameters, the accuracy of the network."""
+    dp.seed(2)
+    net = Normalised(dtype)
+    dp.Adam(net, data.x_train.astype(dtype), dp.one_hot(data.y_train, 10, dtype=dtype), lr=1e-3,
+            batch_size=128, seed=2).train(steps=60, print_each=0)
+    result = grade({"net": net, "predict": predict_of(net)})
+    assert result["metrics"]["graded_on"] == "parameters", result
+    own = np.mean(predict_of(net)(data.x_test.astype(dtype)) == data.y_test)
+    assert abs(result["metrics"]["accuracy"] - own) <= 0.002 and own > 0.7, (own, result)
