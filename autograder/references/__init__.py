@@ -50,6 +50,7 @@ from .. import protocol
 CASES = Path(__file__).resolve().parent.parent / "public_cases"
 _recording: dict | None = None      # {notebook: {key: encoded result}} while `record` runs
 _replaying: dict = {}               # {notebook: {key: encoded result}} forced by `replay`
+_read: dict = {}                    # {notebook: ((mtime, size) of its file, its cases)}
 
 
 class NotPublic(Exception):
@@ -100,13 +101,19 @@ def _notebook(module_name: str) -> str:
 
 
 def _cases(notebook: str) -> dict:
+    """The public cases of `notebook`: those forced by `replay`, else its file in the bundle,
+    read once per version of the file (a check makes many calls; 01's file is 300 kB)."""
     if notebook in _replaying:
         return _replaying[notebook]
     path = CASES / f"{notebook}.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        stat = path.stat()
     except FileNotFoundError:
         return {}
+    version = (stat.st_mtime_ns, stat.st_size)
+    if _read.get(notebook, (None,))[0] != version:
+        _read[notebook] = version, json.loads(path.read_text(encoding="utf-8"))
+    return _read[notebook][1]
 
 
 def _module(notebook: str):
