@@ -4,6 +4,8 @@ margin both ways: correct initialisers never fail them, the planted bugs never p
 import numpy as np
 import pytest
 
+from autograder.references import weight_initialisation as reference
+
 from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, grade_notebook,
                            grade_source, load_checks, notebook_fixture, solution_source)
 
@@ -28,7 +30,7 @@ def test_self_checks_pass_in_the_notebook_although_jupyter_closed_the_figures(no
 
 
 def test_notebook_shows_what_its_discussion_says(notebook):
-    stds = {(name, act): checks.reference_statistics(weights, act, notebook["x_stats"])[1]
+    stds = {(name, act): checks.activation_stds(weights, act, notebook["x_stats"])
             for name, weights in notebook["networks"].items() for act in checks.PLOT_ACTIVATIONS}
     assert stds["std 0.01", "tanh"][-1] < 1e-8 and stds["std 1", "relu"][-1] > 1e7
     assert 0.5 < stds["he", "relu"][-1] / stds["he", "relu"][0] < 2
@@ -47,12 +49,12 @@ def _draw(kind, variance, shape, rng):
 def test_correct_initialisers_pass_with_a_wide_margin(name):
     """Over many hidden sizes and seeds, the measured variance, mean and kurtosis of a correct
     initialiser stay within a third of the check's tolerance."""
-    _, kind, (_, formula) = checks.INITIALISERS[name]
+    _, kind, _ = checks.INITIALISERS[name]
     worst = {"variance": 0.0, "mean_sigmas": 0.0, "kurtosis": 0.0}
     for seed in range(10):
         rng = np.random.default_rng(seed)
         fan_in, fan_out = checks._fans(rng, public=False)
-        variance = formula(fan_in, fan_out)
+        variance = reference.variance(name, fan_in, fan_out)
         W = _draw(kind, variance, (fan_in, fan_out), rng)
         worst["variance"] = max(worst["variance"], abs(W.var() / variance - 1))
         worst["mean_sigmas"] = max(worst["mean_sigmas"], abs(W.mean()) / np.sqrt(variance / W.size))
@@ -72,8 +74,13 @@ def test_hidden_fans_are_far_enough_apart_to_tell_fan_in_from_fan_out():
         assert abs(fan_in / fan_out - 1) > 10 * checks.VARIANCE_RTOL
 
 
+def _diagnosis(name, variance, fan_in, fan_out) -> str:
+    return checks._variance_diagnosis(reference.variance_mistakes(name, fan_in, fan_out), variance,
+                                      reference.variance(name, fan_in, fan_out))
+
+
 def test_diagnosis_names_the_swapped_fans():
-    hint = checks._variance_diagnosis("he_normal", 2 / 700, 300, 700)
+    hint = _diagnosis("he_normal", 2 / 700, 300, 700)
     assert "fan_out where fan_in belongs" in hint, hint
-    hint = checks._variance_diagnosis("xavier_uniform", 2 / 1000 / 3, 300, 700)
+    hint = _diagnosis("xavier_uniform", 2 / 1000 / 3, 300, 700)
     assert "a = sqrt(3 Var(W))" in hint, hint

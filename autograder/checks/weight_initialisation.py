@@ -5,13 +5,19 @@ The initialisers are checked statistically, on one large sample drawn with a gen
 here: the shape (fan_in, fan_out), with fan_in and fan_out far apart so that a swap shows; a
 mean of 0 and the specified variance (within VARIANCE_RTOL, many standard errors); the kind of
 distribution (the range of a uniform, the kurtosis of a normal); and that the generator passed in
-is the only source of randomness. Activation statistics are computed here on weights chosen
-here; the plot's lines are recomputed from the notebook's own `networks` and `x_stats`.
+is the only source of randomness. The specified variances, and the activation statistics of
+weights chosen here, come from the grader's references (autograder/references/
+weight_initialisation.py); the plot's lines are recomputed from the notebook's own `networks` and
+`x_stats` with dp's public ops.
 """
 import numpy as np
 import pytest
 
+import dp
+from autograder import references
 from autograder.checking import rel_error
+
+ref = references.of(__name__)
 
 VARIANCE_RTOL = 0.03   # standard error of the sample variance: at most 0.4% (n >= 150,000)
 MEAN_SIGMAS = 6        # |mean| at most 6 standard errors
@@ -20,9 +26,9 @@ RTOL = 1e-8            # statistics that the student's code and the reference co
 PLOT_ACTIVATIONS = ("tanh", "relu")
 PLOT_INITS = ("std 0.01", "std 1", "xavier", "he")
 
-XAVIER = ("2 / (fan_in + fan_out)", lambda fan_in, fan_out: 2 / (fan_in + fan_out))
-HE = ("2 / fan_in", lambda fan_in, fan_out: 2 / fan_in)
-# name: (task, distribution, (Var(W) as text, as a function of the fans))
+XAVIER = "2 / (fan_in + fan_out)"
+HE = "2 / fan_in"
+# name: (task, distribution, Var(W) as text)
 INITIALISERS = {
     "xavier_uniform": ("xavier_init", "uniform", XAVIER),
     "xavier_normal": ("xavier_init", "normal", XAVIER),
@@ -67,24 +73,10 @@ def excess_kurtosis(W) -> float:
     return float(np.mean(centred ** 4) / np.mean(centred ** 2) ** 2 - 3)
 
 
-def _variance_diagnosis(name, variance, fan_in, fan_out) -> str:
-    """Which mistaken formula the measured variance matches, as a hint."""
-    _, kind, (_, formula) = INITIALISERS[name]
-    wanted = formula(fan_in, fan_out)
-    candidates = {
-        "2 / fan_out: fan_out where fan_in belongs": 2 / fan_out,
-        "1 / fan_in: the factor 2 is missing": 1 / fan_in,
-        "1 / fan_out": 1 / fan_out,
-        "1 / (fan_in + fan_out): the factor 2 is missing": 1 / (fan_in + fan_out),
-        "2 / (fan_in + fan_out), the variance of Xavier": 2 / (fan_in + fan_out),
-        "2 / fan_in, the variance of He": 2 / fan_in,
-        f"({wanted:.3g})^2: the variance was passed where the standard deviation belongs "
-        f"(rng.normal's scale is the standard deviation)": wanted ** 2,
-    }
-    if kind == "uniform":
-        candidates["Var(W) / 3: U(-a, a) has variance a^2 / 3, so a = sqrt(3 Var(W)), "
-                   "not sqrt(Var(W))"] = wanted / 3
-    for text, value in candidates.items():
+def _variance_diagnosis(candidates, variance, wanted) -> str:
+    """Which mistaken formula of `candidates` ({what: variance}, or None) the measured variance
+    matches, as a hint."""
+    for text, value in (candidates or {}).items():
         another = not np.isclose(value, wanted, rtol=2 * VARIANCE_RTOL)
         if another and abs(variance / value - 1) < VARIANCE_RTOL:
             return f"; that is {text}"
@@ -103,15 +95,16 @@ def test_weights_have_shape_fan_in_by_fan_out(submission, rng, public, name):
 def test_weights_have_mean_zero_and_the_specified_variance(submission, rng, public, metrics, name):
     fan_in, fan_out = _fans(rng, public)
     W = _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
-    _, _, (text, formula) = INITIALISERS[name]
-    wanted = formula(fan_in, fan_out)
+    _, _, text = INITIALISERS[name]
+    wanted = ref.variance(name, fan_in, fan_out)
+    mistakes = ref.hint.variance_mistakes(name, fan_in, fan_out)
     variance, mean = float(W.var()), float(W.mean())
     error = metrics[f"{name}_variance_rel_error"] = variance / wanted - 1
     metrics[f"{name}_mean"] = mean
     assert abs(error) < VARIANCE_RTOL, (
         f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights' variance is {variance:.4g}, "
         f"expected {text} = {wanted:.4g} (within {VARIANCE_RTOL:.0%})"
-        + _variance_diagnosis(name, variance, fan_in, fan_out))
+        + _variance_diagnosis(mistakes, variance, wanted))
     limit = MEAN_SIGMAS * np.sqrt(wanted / W.size)
     assert abs(mean) < limit, (
         f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights' mean is {mean:.3g}, expected 0 "
@@ -122,7 +115,7 @@ def test_weights_have_mean_zero_and_the_specified_variance(submission, rng, publ
 def test_weights_follow_the_specified_distribution(submission, rng, public, metrics, name):
     fan_in, fan_out = _fans(rng, public)
     W = _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
-    _, kind, (_, formula) = INITIALISERS[name]
+    _, kind, _ = INITIALISERS[name]
     kurtosis = metrics[f"{name}_excess_kurtosis"] = excess_kurtosis(W)
     other = "normal" if kind == "uniform" else "uniform"
     looks = (f"; your weights look {other} (excess kurtosis {kurtosis:.2f}, a {other} distribution "
@@ -132,7 +125,7 @@ def test_weights_follow_the_specified_distribution(submission, rng, public, metr
         f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng) must draw from a {kind} distribution, whose "
         f"excess kurtosis is {EXCESS_KURTOSIS[kind]:g}; yours is {kurtosis:.2f}{looks}")
     if kind == "uniform":
-        a = np.sqrt(3 * formula(fan_in, fan_out))
+        a = np.sqrt(3 * ref.variance(name, fan_in, fan_out))
         low, high = float(W.min()), float(W.max())
         assert -a * (1 + 1e-12) <= low and high <= a * (1 + 1e-12), (
             f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights range over "
@@ -157,44 +150,25 @@ def test_weights_come_from_the_generator_passed_in(submission, rng, name):
         f"random numbers from the generator `rng` you are given")
 
 
-# -- activation_statistics: the reference ------------------------------------------------------
-ACT = {"linear": lambda z: z, "tanh": np.tanh, "relu": lambda z: np.maximum(z, 0.0)}
+# -- activation_statistics: the student's own networks, recomputed with dp --------------------------
+ACT = ("linear", "tanh", "relu")
+PUBLIC_ACT = {"linear": lambda h: h, "tanh": dp.Node.tanh, "relu": dp.Node.relu}
 
 
-def reference_activations(weights, activation, x) -> list:
-    """[h_1, ..., h_L] with h_l = act(h_{l-1} W_l), h_0 = x."""
-    hs, h = [], np.asarray(x, dtype=float)
-    for W in weights:
-        h = ACT[activation](h @ W)
-        hs.append(h)
-    return hs
+def activation_stds(weights, activation, x) -> np.ndarray:
+    """The standard deviation of all entries of each h_l = act(h_{l-1} W_l), h_0 = x, l = 1..L,
+    for weights and inputs that the notebook made: recomputed with dp's public ops (the student's
+    own values, which no reference function may take)."""
+    stds, h = [], dp.Node(np.asarray(x, dtype=float))
+    with dp.no_grad():
+        for W in weights:
+            h = PUBLIC_ACT[activation](h.dot(dp.Node(W)))
+            stds.append(h.value.std())
+    return np.array(stds)
 
 
-def reference_statistics(weights, activation, x) -> tuple:
-    """(means, stds) of all entries of each h_l, l = 1..L."""
-    hs = reference_activations(weights, activation, x)
-    return np.array([h.mean() for h in hs]), np.array([h.std() for h in hs])
-
-
-def _statistics_diagnosis(got, weights, activation, x, which) -> str:
-    hs = reference_activations(weights, activation, x)
-    zs = [(np.asarray(x, dtype=float) if l == 0 else hs[l - 1]) @ W for l, W in enumerate(weights)]
-    stat = np.mean if which == "means" else np.std
-    candidates = {
-        "the statistics of the pre-activations h_{l-1} W_l, before the activation": [stat(z) for z in zs],
-        "the statistics of h_0, ..., h_{L-1}: the input instead of the last layer":
-            [stat(h) for h in [np.asarray(x, dtype=float)] + hs[:-1]],
-    }
-    if which == "stds":
-        candidates.update({
-            "variances, not standard deviations": [h.var() for h in hs],
-            "standard deviations with ddof=1": [h.std(ddof=1) for h in hs],
-            "the standard deviation of each unit over the examples (axis 0), averaged":
-                [h.std(axis=0).mean() for h in hs],
-            "the standard deviation of each example over the units (axis 1), averaged":
-                [h.std(axis=1).mean() for h in hs],
-        })
-    for text, values in candidates.items():
+def _statistics_diagnosis(got, candidates) -> str:
+    for text, values in (candidates or {}).items():
         if np.shape(got) == np.shape(values) and rel_error(got, values) < RTOL:
             return f"; your values are {text}"
     return ""
@@ -217,20 +191,21 @@ def test_statistics_are_the_mean_and_std_of_each_layer(submission, rng, public, 
     reply = submission.probe("statistics", weights=weights, activation=activation, x=x)
     assert reply["means"] is not None, (
         f"activation_statistics must return a pair (means, stds), not a {reply['type']}")
-    expected = dict(zip(("means", "stds"), reference_statistics(weights, activation, x)))
+    expected = dict(zip(("means", "stds"), ref.statistics(weights, activation, x)))
     where = f"a {activation} network {shapes} ({len(weights)} layers) and {len(x)} examples"
     for which in ("means", "stds"):
+        mistakes = ref.hint.statistics_mistakes(weights, activation, x, which)
         got = reply[which]
         assert got.shape == (len(weights),), (
             f"activation_statistics on {where}: {which} has shape {got.shape}, expected "
             f"({len(weights)},), one value per layer h_1 ... h_{len(weights)}"
-            + _statistics_diagnosis(got, weights, activation, x, which))
+            + _statistics_diagnosis(got, mistakes))
         error = metrics[f"max_rel_error_{which}_{activation}"] = rel_error(got, expected[which])
         i = int(np.argmax(np.abs(got - expected[which])))
         assert error < RTOL, (
             f"activation_statistics on {where}: {which}[{i}] (layer {i + 1}) is {got[i]:.6g}, "
             f"expected {expected[which][i]:.6g}"
-            + _statistics_diagnosis(got, weights, activation, x, which))
+            + _statistics_diagnosis(got, mistakes))
 
 
 # -- activation_statistics: the plot --------------------------------------------------------------
@@ -280,7 +255,7 @@ def test_plot_shows_the_true_standard_deviations_of_networks(submission, metrics
     for activation, (_, lines) in panels.items():
         for name, line in lines.items():
             assert name in networks, f"networks has no entry {name!r}; it has {sorted(networks)}"
-            _, truth = reference_statistics(networks[name], activation, x)
+            truth = activation_stds(networks[name], activation, x)
             got = line["y"]
             assert got.shape == truth.shape, (
                 f"{activation!r} axes, line {name!r}: {got.size} values, expected {truth.size}, one "
