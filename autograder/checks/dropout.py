@@ -3,10 +3,15 @@
 
 The masks are random, so the forward checks are statistical, with tolerances of several standard
 deviations; the backward check needs no statistics: for whatever mask the forward pass drew, the
-gradient of sum(u * y) must be u * y / x exactly.
+gradient of sum(u * y) must be u * y / x exactly. The scale of the kept units comes from the
+grader's references (autograder/references/dropout.py).
 """
 import numpy as np
 import pytest
+
+from autograder import references
+
+ref = references.of(__name__)
 
 EXACT = 1e-12      # "exactly": values both sides compute as x / (1 - p) in float64
 SIGMAS = 6         # statistical tolerance, in standard deviations
@@ -52,11 +57,12 @@ def draws(submission, rng, public):
 @pytest.mark.task("dropout_forward")
 def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
     p, x, values = draws
+    wanted = ref.kept_scale(p)
     scale = values / x
     kept = np.abs(scale) > EXACT
     assert np.all(np.isfinite(values)), "the output contains NaN or infinite values"
     assert kept.any(), f"with p = {p:.3f} every unit was dropped in every one of {len(values)} calls"
-    error = np.abs(scale[kept] - 1 / (1 - p)) * (1 - p)
+    error = np.abs(scale[kept] - wanted) / wanted
     metrics["max_scale_error"] = float(error.max())
     if error.max() > EXACT:
         seen = np.unique(scale[kept].round(6))[:4]
@@ -65,7 +71,7 @@ def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
                 round(1 - p, 6): "the kept units are multiplied by 1 - p; divide by it instead"}
         hint = next((h for s, h in hint.items() if np.isclose(seen[0], s, rtol=1e-6)), "")
         raise AssertionError(
-            f"with p = {p:.3f}, every output must be 0 or x / (1 - p) = {1 / (1 - p):.4f} * x; "
+            f"with p = {p:.3f}, every output must be 0 or x / (1 - p) = {wanted:.4f} * x; "
             f"yours has y / x = {', '.join(f'{s:g}' for s in seen)}" + (f": {hint}" if hint else ""))
 
 
