@@ -62,6 +62,7 @@ def _check(args):
         print(f"  error in {report.cell_place(error)}: {error['error'][:200]}")
     for flag in result["flags"]:
         print(f"  flag: {flag}")
+    print(f"\n{report.LEGEND}")
     return 0
 
 

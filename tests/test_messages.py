@@ -124,3 +124,18 @@ def test_figures_for_the_feedback_keep_an_axis_label_past_the_figures_edge():
     red = (pixels[..., 0] > 0.8) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)
     rows = red.any(axis=1).nonzero()[0]
     assert rows.size and rows.max() < pixels.shape[0] - 1, "the x label is missing or cut"
+
+
+def test_check_prints_the_table_the_cell_errors_and_the_legend(tmp_path):
+    import subprocess
+    import sys
+    path = notebook_from_source(mutate(solution_source(A), *RENAMED), tmp_path / "renamed.ipynb")
+    run = subprocess.run([sys.executable, "-m", "autograder", "check", path], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    assert lines[0] == f"{A} — renamed: 9 / 10"
+    assert any(line.startswith("  ⚠ numerical_gradient") and MISSING[:60] in line for line in lines)
+    assert any(line.startswith("  error in the cell that begins “") and "NameError: name "
+               "'numerical_gradient' is not defined" in line for line in lines), run.stdout
+    assert lines[-1] == report.LEGEND
