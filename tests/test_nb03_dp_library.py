@@ -1,6 +1,7 @@
 """Notebook 03, a DP library: the solution earns full marks, the exercise earns nothing, its
-check cells pass on the solution and fail readably on the exercise, and the grader's own
-model for the training loop (the probes' NumPy regressor) agrees with dp."""
+check cells pass on the solution and fail readably on the exercise, the training loop is graded
+on the grader's own model (the probe's scripted model only records the loop's steps), and the
+chain rule that get_grad is graded with (dp, on the graph the probe collected) is grad's."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,32 +35,55 @@ def test_solution_earns_full_marks(notebooks):
 
 # -- the grader's own model for train() ---------------------------------------------------------
 
-def test_regressor_agrees_with_dp():
-    """train() is graded on the probes' NumPy network: its loss and gradients are dp's."""
+def test_toy_gradients_are_central_differences():
     rng = np.random.default_rng(3)
     x, y, params = checks.toy_problem(rng)
     params = {name: value + rng.normal(0, 0.3, value.shape) for name, value in params.items()}
-    regressor = probes._Regressor(dp.Node, checks.TOY_LAYERS, params)
-    renamed = {"h1": "h0", "h2": "h1"}          # dp_network names its layers h0, h1, ...
-    reference = checks.dp_network([["ReLU_Layer", 1, checks.TOY_HIDDEN],
-                                   ["Linear_Layer", checks.TOY_HIDDEN, 1]],
-                                  {renamed[n[:2]] + n[2:]: value for n, value in params.items()})
-    grads, loss = regressor.get_grad(x, y)
-    expected, expected_loss = reference.get_grad(x, y)
-    assert loss == pytest.approx(expected_loss, rel=1e-12)
-    assert loss == pytest.approx(checks.toy_loss(params, x, y), rel=1e-12)
-    for name in params:
-        np.testing.assert_allclose(grads[name], expected[renamed[name[:2]] + name[2:]],
-                                   rtol=1e-10, atol=1e-12)
+    grads = checks.toy_gradients(params, x, y)
+    for name, value in params.items():
+        def loss(v, name=name):
+            return checks.toy_loss({**params, name: v}, x, y)
+        numerical = dp.numerical_gradient(loss, value.copy())
+        np.testing.assert_allclose(grads[name], numerical, rtol=1e-6, atol=1e-9)
 
 
-def test_regressor_refuses_unknown_names_and_shapes():
+def scripted(params, gradients, losses, steps, lr):
+    """The probe's scripted model after `steps` steps of plain gradient descent with `lr`, as
+    the notebook's train() takes them."""
+    model = probes._ScriptedModel(params, gradients, losses)
+    returned = []
+    for _ in range(steps):
+        grads, loss = model.get_grad(None, None)
+        current = model.get_param()
+        model.set_param({name: current[name] - lr * grads[name] for name in current})
+        returned.append(loss)
+    history = {name: np.array(values) for name, values in model.history.items()}
+    return {"params": model.get_param(), "losses": returned, "history": history}
+
+
+def test_the_steps_of_the_loop_are_found_from_the_record():
+    rng = np.random.default_rng(4)
+    x, y, params = checks.toy_problem(rng)
+    gradients = [{n: rng.normal(size=v.shape) for n, v in params.items()} for _ in range(3)]
+    received = scripted(params, gradients, [1.0, 2.0, 3.0], steps=7, lr=0.05)
+    assert received["losses"] == [1.0, 2.0, 3.0] * 2 + [1.0]
+    steps = checks.loop_steps(received, gradients, params)
+    assert len(steps) == 7 and all(lr == pytest.approx(0.05, rel=1e-9)
+                                   for lrs in steps for lr in lrs.values())
+    momentum = received["params"]["h1_b"] - 0.5 * (received["history"]["h1_b"][-1]
+                                                    - received["history"]["h1_b"][-2])
+    moved = dict(received, params={**received["params"], "h1_b": momentum})
+    with pytest.raises(AssertionError, match="at step 7, 'h1_b' did not move by -lr \\* grad"):
+        checks.loop_steps(moved, gradients, params)
+
+
+def test_scripted_model_refuses_unknown_names_and_shapes():
     params = {"h1_W": np.ones((1, 2)), "h1_b": np.zeros((1, 2))}
-    regressor = probes._Regressor(dp.Node, ["h1"], params)
+    model = probes._ScriptedModel(params, [params], [1.0])
     with pytest.raises(KeyError, match="no parameter 'h1_w'"):
-        regressor.set_param({"h1_w": np.ones((1, 2))})
+        model.set_param({"h1_w": np.ones((1, 2))})
     with pytest.raises(ValueError, match="shape"):
-        regressor.set_param({"h1_W": np.ones((2, 1))})
+        model.set_param({"h1_W": np.ones((2, 1))})
 
 
 def test_toy_problems_need_training_and_can_be_solved():
@@ -68,11 +92,29 @@ def test_toy_problems_need_training_and_can_be_solved():
     for seed in range(5):
         x, y, params = checks.toy_problem(np.random.default_rng(seed))
         assert checks.toy_loss(params, x, y) >= 1
-        regressor = probes._Regressor(dp.Node, checks.TOY_LAYERS, params)
-        for _ in range(1000):
-            grads, _ = regressor.get_grad(x, y)
-            regressor.set_param({k: v - 0.05 * grads[k] for k, v in regressor.get_param().items()})
-        assert checks.toy_loss(regressor.get_param(), x, y) < 0.5 * TARGET, seed
+        trained = checks.trained(params, x, y, [dict.fromkeys(params, 0.05)] * 1000)
+        assert checks.toy_loss(trained, x, y) < 0.5 * TARGET, seed
+
+
+def test_leaf_gradients_follow_every_path_of_the_collected_graph():
+    """out = sum(a * a + a), as the model_grad probe collects it (topological order, the local
+    derivatives of each edge as a matrix): d out / d a = 2a + 1 along the three paths, times the
+    upstream gradient; the constant leaf c (unnamed) gets nothing."""
+    a = np.array([[0.5, -2.0, 3.0]])
+    n = a.size
+    nodes = [{"shape": [1, 1], "name": None, "parents": [[1, np.ones((1, n))]]},
+             {"shape": [1, n], "name": None, "parents": [[2, np.eye(n)], [3, np.eye(n)]]},
+             {"shape": [1, n], "name": None, "parents": [[3, np.diag(a[0])], [3, np.diag(a[0])],
+                                                         [4, np.zeros((n, 1))]]},
+             {"shape": [1, n], "name": "a", "parents": []},
+             {"shape": [1, 1], "name": None, "parents": []}]
+    tokens, got = checks.leaf_gradients({"seed": np.array([[2.5]]), "nodes": nodes}, "test")
+    assert list(got) == list(tokens) == ["a"]
+    np.testing.assert_allclose(got["a"], 2.5 * (2 * a + 1), rtol=1e-15)
+    nodes[1]["parents"] = [[2, np.eye(n)]]          # node 3 now receives no gradient from 1 ...
+    nodes[2]["parents"] = [[4, np.zeros((n, 1))]]   # ... nor from 2
+    with pytest.raises(AssertionError, match="node 3 receives no gradient"):
+        checks.leaf_gradients({"seed": np.array([[2.5]]), "nodes": nodes}, "test")
 
 
 def test_probes_do_not_import_dp():

@@ -1,11 +1,13 @@
 """Checks of 03 DP library: the student's grad(), Model and training loop against dp.
 
 All inputs, parameters and toy problems are drawn here from `rng` (other ones when grading
-than in the self-check, and other sizes), and every expected value is computed here: by dp
-on the same graph or network, and, for the training loop, by NumPy from the parameters the
-student's loop leaves behind. The probes keep the tasks apart (autograder/probes/dp_library.py);
-they only call the student's code and collect data: the chain rule that get_grad is graded with
-runs here (`leaf_gradients`), on the graph that the model_grad probe collected.
+than in the self-check, and other sizes). The expected gradients and network outputs come from
+the grader's references (autograder/references/dp_library.py: dp on the same graph or network).
+The probes keep the tasks apart (autograder/probes/dp_library.py); they only call the student's
+code and collect data. What must be recomputed from the student's own values runs here with dp's
+public API: the chain rule that get_grad is graded with (`leaf_gradients`, on the graph that the
+model_grad probe collected), and, for the training loop, the loss of the parameters the student's
+loop leaves behind.
 """
 from __future__ import annotations
 
@@ -15,26 +17,28 @@ import numpy as np
 import pytest
 
 import dp
+from autograder import references
 from autograder.checking import probe
-from autograder.errors import ProbeError
 from autograder.probes.dp_library import _token as token   # the probe's tokens, made again here
 from dp import Node, relative_error
+
+ref = references.of(__name__)
 
 TOL = 1e-6
 FLOOR = 1e-6
 
-GRAPH_OPS = {
-    "add": (lambda a, b: a + b, lambda a, b: f"{a} + {b}"),
-    "sub": (lambda a, b: a - b, lambda a, b: f"{a} - {b}"),
-    "mul": (lambda a, b: a * b, lambda a, b: f"{a} * {b}"),
-    "dot": (lambda a, b: a.dot(b), lambda a, b: f"{a}.dot({b})"),
-    "T": (lambda a: a.T, lambda a: f"{a}.T"),
-    "sum": (lambda a: a.sum(), lambda a: f"{a}.sum()"),
-    "exp": (Node.exp, lambda a: f"{a}.exp()"),
-    "log": (Node.log, lambda a: f"{a}.log()"),
-    "square": (Node.square, lambda a: f"{a}.square()"),
-    "relu": (Node.relu, lambda a: f"{a}.relu()"),
-    "tanh": (Node.tanh, lambda a: f"{a}.tanh()"),
+GRAPH_OPS = {   # how each op of a graph program is written, for the messages
+    "add": lambda a, b: f"{a} + {b}",
+    "sub": lambda a, b: f"{a} - {b}",
+    "mul": lambda a, b: f"{a} * {b}",
+    "dot": lambda a, b: f"{a}.dot({b})",
+    "T": lambda a: f"{a}.T",
+    "sum": lambda a: f"{a}.sum()",
+    "exp": lambda a: f"{a}.exp()",
+    "log": lambda a: f"{a}.log()",
+    "square": lambda a: f"{a}.square()",
+    "relu": lambda a: f"{a}.relu()",
+    "tanh": lambda a: f"{a}.tanh()",
 }
 ARITY = {"add": 2, "sub": 2, "mul": 2, "dot": 2}
 
@@ -71,7 +75,7 @@ def describe(inputs, names, program) -> str:
     texts, binary = list(labels), set()     # binary: registers printed as "x + y" and alike
     for op, *args in program:
         operands = [f"({texts[i]})" if i in binary else texts[i] for i in args]
-        texts.append(GRAPH_OPS[op][1](*operands))
+        texts.append(GRAPH_OPS[op](*operands))
         if op in ("add", "sub", "mul"):
             binary.add(len(texts) - 1)
     leaves = ", ".join(f"{label} {np.shape(x)}" + ("" if name else " unnamed")
@@ -82,15 +86,8 @@ def describe(inputs, names, program) -> str:
 def check_graph(submission, expect, inputs, names, program, upstream=None):
     """The student's grad on `program` against dp's, named leaves and all."""
     inputs = [np.asarray(x, dtype=float) for x in inputs]
-    registers = [Node(x, name) for x, name in zip(inputs, names)]
-    for op, *args in program:
-        registers.append(GRAPH_OPS[op][0](*(registers[i] for i in args)))
-    out = registers[-1]
     call = "grad(1)" if upstream is None else "grad(G) with a random G"
-    if upstream is None:
-        expected = out.grad(1)
-    else:
-        expected = out.grad(np.asarray(upstream).reshape(out.value.shape))
+    expected = ref.graph_gradients(inputs, names, program, upstream)
     what = describe(inputs, names, program)
     received = probe(submission, "graph", f"in {call} on {what}", inputs=inputs, names=names,
                      program=program, upstream=upstream)
@@ -199,28 +196,6 @@ def describe_net(layers) -> str:
                      for i, (factory, n_in, n_out) in enumerate(layers))
 
 
-def dp_network(layers, params):
-    """The same network in dp, with the same parameters and loss (mean squared error)."""
-    class Reference(dp.Model):
-        def __init__(self):
-            super().__init__()
-            self.stack = [getattr(self, factory)(n_in, n_out, f"h{i}")
-                          for i, (factory, n_in, n_out) in enumerate(layers)]
-
-        def forward(self, x):
-            h = Node(x)
-            for layer in self.stack:
-                h = layer(h)
-            return h
-
-        def loss(self, x, y):
-            return (self.forward(x) - y).square().mean()
-
-    net = Reference()
-    net.set_param(params)
-    return net
-
-
 def random_params(rng, layers) -> dict:
     params = {}
     for i, (_, n_in, n_out) in enumerate(layers):
@@ -283,7 +258,7 @@ def expect_after_set_param(expect, layers, params, x, where, received, copies_fi
     `copies_first`: the check of copies says first what is wrong with them)."""
     def set_param():
         expect_params(expect, received["after"], params, f"get_param() after set_param on {where}")
-        expect(received["output"], dp_network(layers, params).forward(x).value,
+        expect(received["output"], ref.network_output(layers, params, x),
                f"forward(x) with x of shape {x.shape} after set_param on {where} (does set_param "
                f"change the parameters the layers use, and do ReLU layers apply the ReLU?)")
 
@@ -310,29 +285,41 @@ def test_get_param_returns_copies(submission, rng, public, expect):
 def leaf_gradients(graph, what) -> tuple:
     """({name: token}, {name: gradient}) of the named leaves of the graph that get_grad called
     grad on, as the model_grad probe collected it: the nodes in the notebook's topological order
-    (the output first), each with its shape, name and edges [parent's position, the matrix of
-    its grad_fn]. The chain rule as the notebook's grad runs it: each node in order passes its
-    gradient on to its parents; a named leaf keeps it (the last of a name). A graph that the
-    probe cannot have collected fails with `what`."""
+    (the output first), each with its shape, name and edges [parent's position, the matrix M of
+    its grad_fn]. The gradient that the notebook's grad gives each leaf (the last of a name), by
+    dp's public API, not by a chain rule written here: the graph is made linear, each node's
+    (flattened) value v_k = sum over its edges of M v_parent, so that d(seed . v_0)/d v_leaf is
+    the sum over the paths of the products of the local derivatives, which is what grad returns.
+    A graph that the probe cannot have collected fails with `what`."""
     nodes, seed = graph["nodes"], graph["seed"]
     malformed = f"{what}: the probe's graph is malformed"
     shapes = [tuple(node["shape"]) for node in nodes]
     assert nodes and all(n >= 1 for shape in shapes for n in shape), malformed
     assert seed.shape == shapes[0], f"{malformed} (the upstream gradient's shape)"
-    arrived, tokens, named = {0: seed}, {}, {}
+    reached = {0}
     for k, node in enumerate(nodes):
-        assert k in arrived, f"{malformed} (node {k} receives no gradient)"
-        total = arrived.pop(k)
-        name = node["name"]
-        if name is not None and not node["parents"]:
-            tokens[name] = token(len(tokens), name, shapes[k])
-            named[name] = total
+        assert k in reached, f"{malformed} (node {k} receives no gradient)"
         for parent, matrix in node["parents"]:
             assert k < parent < len(nodes), f"{malformed} (node {k}'s parent {parent})"
             assert matrix.shape == (math.prod(shapes[k]), math.prod(shapes[parent])), (
                 f"{malformed} (the shape of the local derivatives of node {k}'s parent {parent})")
-            share = (total.reshape(-1) @ matrix).reshape(shapes[parent])
-            arrived[parent] = arrived.get(parent, 0) + share
+            reached.add(parent)
+    values = [None] * len(nodes)        # parents come after their children: built from the end
+    for k in reversed(range(len(nodes))):
+        edges = nodes[k]["parents"]
+        if not edges:                   # a leaf, named by its position
+            values[k] = Node(np.zeros((math.prod(shapes[k]), 1)), str(k))
+            continue
+        for parent, matrix in edges:
+            share = Node(matrix).dot(values[parent])
+            values[k] = share if values[k] is None else values[k] + share
+    gradients = Node(seed.reshape(1, -1)).dot(values[0]).grad(1)
+    tokens, named = {}, {}
+    for k, node in enumerate(nodes):
+        name = node["name"]
+        if name is not None and not node["parents"]:
+            tokens[name] = token(len(tokens), name, shapes[k])
+            named[name] = gradients[str(k)].reshape(shapes[k])
     return tokens, named
 
 
@@ -360,8 +347,7 @@ def test_get_grad(depth, submission, rng, public, expect):
     where = f"a network with {describe_net(layers)} and the mean squared error as its loss"
     received = probe(submission, "model_grad", f"in get_grad on {where}", layers=layers,
                      params=params, x=x, y=y)
-    reference = dp_network(layers, params)
-    grads, loss = reference.get_grad(x, y)
+    grads, loss = ref.network_gradients(layers, params, x, y)
     assert received.get("type") == "dict", (
         f"get_grad(x, y) on {where} returned {received.get('type')} gradients, not a dict")
     got = in_place_of_tokens(received["grads"], received["graph"], f"get_grad(x, y) on {where}")
@@ -374,15 +360,34 @@ def test_get_grad(depth, submission, rng, public, expect):
 
 
 # -- training_loop ---------------------------------------------------------------------------------
+#
+# The student's train() runs on the probe's scripted model (get_grad hands out the gradients drawn
+# here, and records the parameters it was called at), so that the loop is graded on its own. The
+# model is here: from the record, each step the loop took is found (param - lr * grad, a number lr
+# per step and parameter), and the same steps are taken on the toy problem with the toy network's
+# true gradients, by dp's public API. The final loss of those steps is the loop's.
 
-TOY_LAYERS = ["h1", "h2"]
 TOY_HIDDEN = 32
+SCRIPTED = 8           # gradients that get_grad hands out in turn
+STEP_RTOL = 1e-10      # param - lr * grad, up to rounding
+
+
+def _toy_loss_node(params, x, y) -> Node:
+    """The mean squared error of the network relu(x W1 + b1) W2 + b2, a dp graph over `params`
+    (arrays, or named Nodes to differentiate for)."""
+    hidden = (Node(x).dot(params["h1_W"]) + params["h1_b"]).relu()
+    return dp.losses.mean_squared_error(hidden.dot(params["h2_W"]) + params["h2_b"], y)
 
 
 def toy_loss(params, x, y) -> float:
-    """The mean squared error of the network relu(x W1 + b1) W2 + b2, in NumPy."""
-    hidden = np.maximum(x @ params["h1_W"] + params["h1_b"], 0)
-    return float(np.mean((hidden @ params["h2_W"] + params["h2_b"] - y) ** 2))
+    """The mean squared error of the toy network with `params` on (x, y)."""
+    with dp.no_grad():
+        return _toy_loss_node(params, x, y).value.item()
+
+
+def toy_gradients(params, x, y) -> dict:
+    """{name: d loss / d param} of the toy network, by dp's grad."""
+    return _toy_loss_node({name: Node(value, name) for name, value in params.items()}, x, y).grad(1)
 
 
 def toy_problem(rng):
@@ -402,12 +407,61 @@ def toy_problem(rng):
             return x, y, params
 
 
+def run_train(submission, rng):
+    """(x, y, params, the steps of the student's loop [{name: lr}, ...], the probe's reply): the
+    student's train on the scripted model, for a toy problem and gradients drawn from rng. The
+    first loss that get_grad hands out is the initial loss; the others are drawn."""
+    x, y, params = toy_problem(rng)
+    gradients = [{name: rng.normal(size=value.shape) for name, value in params.items()}
+                 for _ in range(SCRIPTED)]
+    losses = [toy_loss(params, x, y)] + list(rng.uniform(0.1, 1, SCRIPTED - 1))
+    received = probe(submission, "train", "in train(net, x, y) on the toy problem", params=params,
+                     gradients=gradients, losses=losses, x=x, y=y)
+    return x, y, params, loop_steps(received, gradients, params), received
+
+
+def loop_steps(received, gradients, params) -> list:
+    """[{name: lr}]: for each call of get_grad, the number lr by which the loop moved each
+    parameter against the gradient it was given (param - lr * grad), from the parameters recorded
+    at the calls and those the loop left. A move of another kind fails."""
+    history = received["history"]
+    calls = len(next(iter(history.values())))
+    at = [{name: history[name][k] for name in params} for k in range(calls)] + [received["params"]]
+    moved = [name for name in params if not np.array_equal(at[0][name], params[name])]
+    assert not moved, (
+        f"train(net, x, y) changed {moved[0]!r} before it called get_grad: each step starts from "
+        f"the gradients of the current parameters")
+    steps = []
+    for k in range(calls):
+        lrs = {}
+        for name, g in gradients[k % len(gradients)].items():
+            before, after = at[k][name], at[k + 1][name]
+            lr = -float(np.sum((after - before) * g) / np.sum(g * g))
+            scale = np.max(np.abs(before), initial=0.0) + np.max(np.abs(after), initial=0.0)
+            with np.errstate(invalid="ignore"):
+                residual = np.max(np.abs(after - (before - lr * g)), initial=0.0)
+            assert np.isfinite(lr) and residual <= STEP_RTOL * scale, (
+                f"train(net, x, y): at step {k + 1}, {name!r} did not move by -lr * grad for a "
+                f"number lr (grad: what get_grad returned at that step); write plain gradient "
+                f"descent, param - lr * grad")
+            lrs[name] = lr
+        steps.append(lrs)
+    return steps
+
+
+def trained(params, x, y, steps) -> dict:
+    """The parameters after the loop's steps on the toy problem: param - lr * d loss / d param."""
+    for lrs in steps:
+        grads = toy_gradients(params, x, y)
+        params = {name: value - lrs[name] * grads[name] for name, value in params.items()}
+    return params
+
+
 @pytest.mark.task("training_loop")
 def test_training_reaches_the_target_loss(submission, rng, assignment, metrics):
-    x, y, params = toy_problem(rng)
-    received = probe(submission, "train", "in train(net, x, y) on the toy problem",
-                     names=TOY_LAYERS, params=params, x=x, y=y)
-    final = toy_loss(received["params"], x, y)
+    x, y, params, steps, _ = run_train(submission, rng)
+    with np.errstate(all="ignore"):
+        final = toy_loss(trained(params, x, y, steps), x, y)
     metrics["final_loss"] = final
     initial, target = toy_loss(params, x, y), assignment.thresholds["toy_loss"]
     if not np.isfinite(final) or final > initial:
@@ -425,9 +479,7 @@ def test_training_reaches_the_target_loss(submission, rng, assignment, metrics):
 
 @pytest.mark.task("training_loop")
 def test_training_returns_the_losses(submission, rng):
-    x, y, params = toy_problem(rng)
-    received = probe(submission, "train", "in train(net, x, y) on the toy problem",
-                     names=TOY_LAYERS, params=params, x=x, y=y)
+    x, y, params, _, received = run_train(submission, rng)
     losses = received["losses"]
     assert losses is not None and len(losses) > 0, (
         "train(net, x, y) must return the list of the losses, one number per step")

@@ -14,8 +14,11 @@ The three tasks are probed apart, so that one mistake costs the points of one ta
   and hands get_grad a token array for each named leaf (`_token`). The grader runs the chain rule
   on the graph and puts the gradient of the leaf in place of each token that get_grad returned,
   so that a bug in `grad` does not cost model_layers;
-- `train` runs the student's `train` on `_Regressor`, a NumPy model of this module's with the
-  Model API (get_grad, get_param, set_param), so that the loop is graded on its own.
+- `train` runs the student's `train` on `_ScriptedModel`, which has the Model API (get_grad,
+  get_param, set_param) and no model behind it: get_grad hands out the grader's gradients in turn
+  and records the parameters it was called at. The model (the toy network) is the grader's: from
+  the record, it finds the step the loop took with each gradient and takes the same steps on the
+  toy problem, so that the loop is graded on its own.
 """
 import contextlib
 import zlib
@@ -187,13 +190,20 @@ def model_grad(ns, layers, params, x, y):
 
 # -- training ------------------------------------------------------------------------------------
 
-class _Regressor:
-    """A network like the notebook's ToyNetwork, in NumPy: layers `names`, h <- relu(h W + b)
-    for all but the last, out = h W + b, and the mean squared error; with the Model API."""
+MAX_CALLS = 20_000     # get_grad calls of one train(): the notebook's default is 1,000 steps
 
-    def __init__(self, node_class, names, params):
-        self._node, self._names = node_class, list(names)
+
+class _ScriptedModel:
+    """The Model API that train() uses, with no model behind it. get_param returns copies of the
+    parameters, set_param keeps copies of the ones it is given (names and shapes as they were);
+    the k-th call of get_grad returns the grader's gradients[k % len] and losses[k % len], and
+    records the parameters it was called at."""
+
+    def __init__(self, params, gradients, losses):
         self._params = {name: _array(value) for name, value in params.items()}
+        self._gradients = [{name: _array(value) for name, value in g.items()} for g in gradients]
+        self._losses = [float(loss) for loss in losses]
+        self.history = {name: [] for name in self._params}
 
     def get_param(self) -> dict:
         return {name: value.copy() for name, value in self._params.items()}
@@ -209,43 +219,29 @@ class _Regressor:
                                  f"not {value.shape}")
             self._params[name] = value
 
-    def _layers(self, x):
-        """The input of every layer and the output."""
-        hs = [_array(x)]
-        for i, name in enumerate(self._names):
-            h = hs[-1] @ self._params[f"{name}_W"] + self._params[f"{name}_b"]
-            hs.append(np.maximum(h, 0) if i < len(self._names) - 1 else h)
-        return hs
-
-    def forward(self, x):
-        return self._node(self._layers(x)[-1])
-
-    def loss(self, x, y):
-        return self._node(np.mean((self._layers(x)[-1] - _array(y)) ** 2))
-
     def get_grad(self, x, y):
-        hs = self._layers(x)
-        error = hs[-1] - _array(y)
-        delta = 2 * error / error.size             # dL/d(output of the current layer)
-        grads = {}
-        for i in reversed(range(len(self._names))):
-            name = self._names[i]
-            grads[f"{name}_W"] = hs[i].T @ delta
-            grads[f"{name}_b"] = delta.sum(axis=0, keepdims=True)
-            delta = (delta @ self._params[f"{name}_W"].T) * (hs[i] > 0)
-        return {name: grads[name] for name in self._params}, float(np.mean(error ** 2))
+        k = len(next(iter(self.history.values())))
+        if k >= MAX_CALLS:
+            raise RuntimeError(f"train called get_grad more than {MAX_CALLS:,} times")
+        for name, value in self._params.items():
+            self.history[name].append(value.copy())
+        return ({name: g.copy() for name, g in self._gradients[k % len(self._gradients)].items()},
+                self._losses[k % len(self._losses)])
 
 
-def train(ns, names, params, x, y):
+def train(ns, params, gradients, losses, x, y):
     """The student's train(net, x, y), with its default steps and learning rate, on a
-    _Regressor holding `params`; returns the parameters it leaves and the losses it returned."""
-    model = _Regressor(ns["Node"], names, params)
-    losses = ns["train"](model, _array(x), _array(y))
+    _ScriptedModel holding `params`: the parameters it leaves, the losses it returned, and the
+    parameters at each call of get_grad ({name: array (calls, *shape)})."""
+    model = _ScriptedModel(params, gradients, losses)
+    returned = ns["train"](model, _array(x), _array(y))
     try:
-        losses = [float(loss) for loss in losses]
+        returned = [float(loss) for loss in returned]
     except (TypeError, ValueError):
-        losses = None
-    return {"params": model.get_param(), "losses": losses}
+        returned = None
+    history = {name: np.array(values).reshape(len(values), *np.shape(params[name]))
+               for name, values in model.history.items()}
+    return {"params": model.get_param(), "losses": returned, "history": history}
 
 
 def _arrays(*arrays):
@@ -288,7 +284,10 @@ REPLIES = {   # the gradients may hold nan or inf: the checks say where
     "model_grad": lambda layers, params, x, y: Either(
         {**_grads(*params.values()), "loss": Number(finite=False), "graph": _graph(x, params)},
         {"type": TypeName("dict"), "loss": Number(finite=False), "graph": _graph(x, params)}),
-    "train": lambda names, params, x, y: {   # the probe's own model: its parameters as they were given
+    "train": lambda params, gradients, losses, x, y: {   # the scripted model: shapes as given
         "params": {name: Array(np.shape(value), finite=False) for name, value in params.items()},
-        "losses": Optional(Items(Number(finite=False), max_len=1_000_000))},
+        "losses": Optional(Items(Number(finite=False), max_len=1_000_000)),
+        "history": {name: Array((None, *np.shape(value)), finite=False,
+                                max_size=MAX_CALLS * np.size(value))
+                    for name, value in params.items()}},
 }

@@ -1,0 +1,77 @@
+"""References of 03 DP library (the grader's side only): dp's own gradients of the checks'
+graphs and networks.
+
+`grad(g)` of an output returns {name: dL/d(leaf)} for every named leaf that the output was computed
+from, by the chain rule in topological order: every node passes grad_fn(its gradient) to each of
+its parents, and a node used several times adds up its shares. A `Model`'s get_grad(x, y) is
+(grad(1) of loss(x, y) by parameter name, the loss). dp does exactly this, so the references are
+dp's, run on the graphs and networks that the checks chose.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import dp
+from dp import Node
+
+GRAPH_OPS = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "dot": lambda a, b: a.dot(b),
+    "T": lambda a: a.T,
+    "sum": lambda a: a.sum(),
+    "exp": Node.exp,
+    "log": Node.log,
+    "square": Node.square,
+    "relu": Node.relu,
+    "tanh": Node.tanh,
+}
+
+
+def graph_gradients(inputs, names, program, upstream=None) -> dict:
+    """{name: gradient} of grad(1), or of grad(upstream), on the graph whose leaves are
+    Node(input, name) (name None: a constant) and whose instructions [op, i] or [op, i, j] each
+    append op(register i, register j) to the registers; the last register is the output."""
+    registers = [Node(np.asarray(x, dtype=float), name) for x, name in zip(inputs, names)]
+    for op, *args in program:
+        registers.append(GRAPH_OPS[op](*(registers[i] for i in args)))
+    out = registers[-1]
+    if upstream is None:
+        return out.grad(1)
+    return out.grad(np.asarray(upstream).reshape(out.value.shape))
+
+
+def _network(layers, params):
+    """A dp Model with layers h0, h1, ... made by dp's factories from [[factory, n_in, n_out],
+    ...], the parameters `params` ({"h0_W": ..., "h0_b": ...}), and the mean squared error."""
+    class Reference(dp.Model):
+        def __init__(self):
+            super().__init__()
+            self.stack = [getattr(self, factory)(n_in, n_out, f"h{i}")
+                          for i, (factory, n_in, n_out) in enumerate(layers)]
+
+        def forward(self, x):
+            h = Node(x)
+            for layer in self.stack:
+                h = layer(h)
+            return h
+
+        def loss(self, x, y):
+            return (self.forward(x) - y).square().mean()
+
+    net = Reference()
+    net.set_param({name: np.asarray(value, dtype=float) for name, value in params.items()})
+    return net
+
+
+def network_output(layers, params, x) -> np.ndarray:
+    """forward(x) of the network of `layers` with the parameters `params`."""
+    return _network(layers, params).forward(np.asarray(x, dtype=float)).value
+
+
+def network_gradients(layers, params, x, y) -> tuple:
+    """get_grad(x, y) of the network: ({name: d loss / d parameter}, the loss)."""
+    grads, loss = _network(layers, params).get_grad(np.asarray(x, dtype=float),
+                                                    np.asarray(y, dtype=float))
+    return grads, float(loss)
