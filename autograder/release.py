@@ -8,8 +8,13 @@
     DIR/autograder/                  what `check("<task id>")` needs and nothing else: the
                                      checks and probes of the released assignments, and the
                                      modules they import
+    DIR/autograder/public_cases/<notebook>.json
+                                     what the checks' reference calls returned with the
+                                     public seed, recorded by running each released solution
+                                     and its checks here (autograder/public_cases.py)
 
-No solutions/, tests/ (their mutants are solutions with one bug) or git history. Before it
+No solutions/, tests/ (their mutants are solutions with one bug), reference modules
+(autograder/references/ but its proxy, which replays the public cases) or git history. Before it
 finishes, the release scans every file it wrote for the text of the solutions (see
 `solution_lines`) and fails if it finds any.
 
@@ -35,6 +40,7 @@ import tokenize
 import tomllib
 from pathlib import Path
 
+from . import public_cases
 from .course import ROOT, CourseError, load_course, parse_timezone
 
 # The only things the self-check needs besides the closure of imports (see `needed_modules`).
@@ -44,6 +50,10 @@ DATA_FILES = ("autograder/checks/pytest.ini",)
 # with pytest, the notebooks plot with matplotlib, and they are opened in JupyterLab.
 STUDENT_TOOLS = ("matplotlib", "pytest", "ipykernel", "jupyterlab")
 NEVER_SHIPPED = ("solutions", "tests", ".git", "__pycache__", ".ipynb_checkpoints")
+# The reference computations of the checks (autograder/references/<notebook>.py): the bundle has
+# only the proxy that replays the public cases in their place (autograder/references/__init__.py).
+REFERENCES = "autograder/references/"
+REFERENCE_PROXY = "autograder/references/__init__.py"
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 MIN_TOKENS = 4   # a solution line with fewer content tokens is structure, not an answer
 
@@ -55,10 +65,6 @@ SHARED_WITH_PROBES = {
         "the probe walks the student's graph, whose parents are (node, local derivative) pairs",
     ("autograder/probes/dp_library.py", "if node.name is not None and not node.parents:"):
         "the probe finds the named leaves of the student's graph",
-    ("autograder/probes/activation_functions.py", "for layer in self.linear[:9]:"):
-        "the probe rebuilds the 10-layer reference network from the student's weights",
-    ("autograder/probes/activation_functions.py", "h = getattr(layer(h), self.activation)()"):
-        "the probe rebuilds the 10-layer reference network from the student's weights",
 }
 
 STUDENT_MAKEFILE = """\
@@ -240,7 +246,8 @@ def _text_lines(path: Path):
 
 def find_solution_text(folder: Path, root: Path = ROOT) -> list:
     """Everything in `folder` that must not be in a student bundle: solution lines (but the
-    listed SHARED_WITH_PROBES), solution markers, and folders that are never shipped."""
+    listed SHARED_WITH_PROBES), solution markers, folders that are never shipped, and reference
+    modules (autograder/references/ but its proxy)."""
     folder = Path(folder)
     secret = solution_lines(root)
     shared = {(path, normalise(line)[0]) for path, line in SHARED_WITH_PROBES}
@@ -251,6 +258,10 @@ def find_solution_text(folder: Path, root: Path = ROOT) -> list:
             found.append(f"{rel}: must not be shipped")
             continue
         if not path.is_file():
+            continue
+        if rel.startswith(REFERENCES) and rel != REFERENCE_PROXY:
+            found.append(f"{rel}: reference code must not be shipped (the bundle has the public "
+                         f"cases instead)")
             continue
         for number, line in enumerate(_text_lines(path), start=1):
             if any(marker in line for marker in MARKERS):
@@ -392,11 +403,9 @@ def _parse(text: str):
             return None
 
 
-def provided_functions(notebook: Path) -> dict:
-    """{qualified name: fingerprints of its statements} for every function and method in the
-    code cells of an exercise notebook (what students are given)."""
-    functions = {}
-
+def _functions(tree, functions: dict) -> dict:
+    """Add {qualified name: fingerprints of its statements} of every function and method of the
+    module `tree` to `functions`."""
     def visit(statements, scope):
         for statement in statements:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -409,6 +418,14 @@ def provided_functions(notebook: Path) -> dict:
             else:
                 visit(_child_statements(statement), scope)
 
+    visit(tree.body, "")
+    return functions
+
+
+def provided_functions(notebook: Path) -> dict:
+    """{qualified name: fingerprints of its statements} for every function and method in the
+    code cells of an exercise notebook (what students are given)."""
+    functions = {}
     cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
     for cell in cells:
         if cell.get("cell_type") != "code":
@@ -416,7 +433,7 @@ def provided_functions(notebook: Path) -> dict:
         source = cell.get("source", "")
         tree = _parse("".join(source) if isinstance(source, list) else str(source))
         if tree is not None:
-            visit(tree.body, "")
+            _functions(tree, functions)
     return functions
 
 
@@ -496,6 +513,61 @@ def find_exposures(course, root: Path = ROOT, released=None) -> list:
                             notebook.relative_to(root).as_posix(), x.id, function, y.id,
                             solution, where, found / total))
     return exposures
+
+
+# -- reference code --------------------------------------------------------------------------
+
+def reference_functions(root: Path = ROOT) -> list:
+    """[(where, statements)] of every function and method of the reference modules
+    (autograder/references/<notebook>.py): what a bundle must not contain, whatever its names."""
+    found = []
+    for path in sorted((Path(root) / REFERENCES).glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((f"{path.relative_to(root).as_posix()}:{node.lineno} `{node.name}`",
+                              _body(node.body)))
+    return found
+
+
+REFERENCE_SHARE = 0.8   # a copied reference, renamed or not, holds all of it; a probe that only
+                        # sets up the same dp layer as a reference does (55% of a 4-line one) is
+                        # not a copy
+
+
+def _tree(statements) -> list:
+    """[(fingerprint, size, children's tree)] of `statements`, computed once (see `_share`)."""
+    return [(*_fingerprint(s), _tree(_child_statements(s))) for s in statements]
+
+
+def _tree_share(tree, provided: set) -> tuple:
+    """`_share` on a precomputed `_tree`."""
+    found = total = 0
+    for text, size, children in tree:
+        total += size
+        found += size if text in provided else _tree_share(children, provided)[0]
+    return found, total
+
+
+def find_reference_code(folder: Path, root: Path = ROOT) -> list:
+    """The functions of the Python files in `folder` that hold a reference function (at least
+    REFERENCE_SHARE of its AST nodes, when that is MIN_NODES or more), compared as normalised
+    ASTs as `find_exposures` compares provided code with solutions: a reference copied into a
+    shipped module, renamed or not, is found."""
+    references = [(where, _tree(statements)) for where, statements in reference_functions(root)]
+    found = []
+    for path in sorted(Path(folder).rglob("*.py")):
+        tree = _parse(path.read_text(encoding="utf-8"))
+        if tree is None:
+            continue
+        for name, prints in _functions(tree, {}).items():
+            for where, statements in references:
+                share, total = _tree_share(statements, prints)
+                if total >= MIN_NODES and share >= REFERENCE_SHARE * total:
+                    found.append(f"{path.relative_to(folder).as_posix()}: `{name}` holds the "
+                                 f"reference {where} ({share / total:.0%} of it)")
+    return found
 
 
 # -- releasing in order ---------------------------------------------------------------------
@@ -663,21 +735,28 @@ def make_bundle(folder, assignments=None, root: Path = ROOT, force=False, log=pr
         _copy(exercise, folder / exercise.relative_to(root))
     for rel in needed_modules(root, {a.notebook for a in chosen}) + list(DATA_FILES):
         _copy(root / rel, folder / rel)
+    log("recording the public cases: each released solution with checks that have references "
+        "runs here, and its checks with the public seed")
+    try:
+        public_cases.write(folder, chosen, seed=course.public_seed, root=root, log=log)
+    except public_cases.PublicCasesError as error:
+        raise ReleaseError(str(error)) from None
     (folder / "course.toml").write_text(
         student_course_toml(course_path.read_text(encoding="utf-8")), encoding="utf-8")
     shutil.copyfile(root / "docs" / "STUDENTS.md", folder / "README.md")
     (folder / "pyproject.toml").write_text(_pyproject(root), encoding="utf-8")
     (folder / "Makefile").write_text(STUDENT_MAKEFILE, encoding="utf-8")
-    found = find_solution_text(folder, root)
+    found = find_solution_text(folder, root) + find_reference_code(folder, root)
     if found:
         raise ReleaseError(
-            f"the bundle in {folder} contains solution text; it must not be handed out:\n  "
+            f"the bundle in {folder} contains solution text or reference code; it must not be "
+            f"handed out:\n  "
             + "\n  ".join(found[:50]) + "\n(a line that a probe must share with the solution, "
             "because it computes the reference next to the student's code, can be listed with "
             "the reason in autograder.release.SHARED_WITH_PROBES)")
     files = sum(1 for p in folder.rglob("*") if p.is_file())
     log(f"student bundle in {folder}: {files} files, {len(chosen)} exercise(s) "
-        f"({', '.join(a.id for a in chosen)}); no solution text found")
+        f"({', '.join(a.id for a in chosen)}); no solution text or reference code found")
     return folder
 
 

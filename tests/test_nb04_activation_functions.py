@@ -6,9 +6,11 @@ import pytest
 
 import dp
 from autograder.references import activation_functions as reference
+from autograder.selfcheck import CheckFailed
 from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, explain,
                            full_marks, grade_notebook, grade_source, load_checks, mutate,
-                           notebook_fixture, points, solution_source, stub_source)
+                           notebook_fixture, notebook_from_source, points, run_in_process,
+                           solution_source, stub_source)
 from tests.mutants.activation_functions import CASCADES
 
 A = "04_activation_functions"
@@ -38,6 +40,23 @@ def test_made_up_plot_that_still_decays_loses_the_plot_only(tmp_path):
     assert points(result) == {**FULL, "vanishing_plot": 0}, explain(result)
     [plot] = [t for t in result["tasks"] if t["id"] == "vanishing_plot"]
     assert "differs from the true gradient sum" in plot["message"], explain(result)
+
+
+def test_an_unlabelled_plot_is_blamed_alike_graded_and_self_checked(tmp_path, monkeypatch, capsys):
+    """Issue 16: without labels on the plot, grading took the loss curves of section 5 (open, but
+    held by no variable) for the plot ("yours have sigmoid 500, ..."), while the self-check in
+    Jupyter, which closes figures after each cell, said that no labelled plot was found. The plot
+    probe now reads the figures that the notebook's variables hold, in both."""
+    source = mutate(solution_source(A), 'marker="o", label=name)', 'marker="o")')
+    graded = grade_source(source, A, tmp_path)
+    assert points(graded) == {**FULL, "vanishing_plot": 0}, explain(graded)
+    [plot] = [t for t in graded["tasks"] if t["id"] == "vanishing_plot"]
+    assert plot["message"].startswith("no plot with three lines labelled 'sigmoid', 'tanh' and "
+                                      "'relu' was found"), plot["message"]
+    run = run_in_process(notebook_from_source(source, tmp_path / "unlabelled.ipynb"), monkeypatch,
+                         capsys, like_jupyter=True)
+    error, printed = run["tasks"]["vanishing_plot"]
+    assert isinstance(error, CheckFailed) and f": {plot['message']}\n" in printed, printed
 
 
 @pytest.mark.parametrize("mutant, costs", CASCADES, ids=[repr(m) for m, _ in CASCADES])

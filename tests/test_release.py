@@ -33,7 +33,9 @@ def release_command(*args, timeout=300):
 
 def make_bundle(folder):
     # everything at once, before anything is due: the warning lists what that reveals
-    run = release_command(folder / "bundle", "--all", "--date", BEFORE_TERM)
+    # the first release runs every solution with references to record its public cases (kept
+    # in build/public_cases/ for the next ones): several minutes on a busy machine
+    run = release_command(folder / "bundle", "--all", "--date", BEFORE_TERM, timeout=1800)
     assert run.returncode == 0, run.stdout + run.stderr
     (folder / "output.txt").write_text(run.stdout + run.stderr)
 
@@ -97,6 +99,51 @@ def test_the_scan_finds_planted_solution_text(bundle, tmp_path, plant):
         (copy / "tests" / "x.py").write_text("")
     found = release.find_solution_text(copy, ROOT)
     assert found, f"{plant} was not found"
+
+
+def test_bundle_has_public_cases_and_no_reference_code(bundle):
+    """The references stay with the grader: the bundle has their proxy only, which replays the
+    public cases recorded for every assignment whose checks have references."""
+    from autograder.public_cases import has_references
+    shipped = files(bundle)
+    assert [p for p in shipped if p.startswith("autograder/references/")] == \
+        ["autograder/references/__init__.py"]
+    with_references = [a for a in COURSE.assignments if has_references(a)]
+    assert {a.notebook for a in with_references} >= {"scalar_autodiff", "matrix_autodiff",
+                                                     "activation_functions"}
+    assert sorted(p for p in shipped if p.startswith("autograder/public_cases/")) == \
+        sorted(f"autograder/public_cases/{a.notebook}.json" for a in with_references)
+    for a in with_references:   # (a notebook's checks may call its references only when grading)
+        cases = json.loads((bundle / "autograder" / "public_cases" / f"{a.notebook}.json").read_text())
+        assert all(len(key) == 32 for key in cases), a.id
+        assert cases or a.notebook not in ("scalar_autodiff", "matrix_autodiff",
+                                           "activation_functions"), a.id
+    assert release.find_reference_code(bundle, ROOT) == []
+
+
+def test_the_scan_finds_planted_reference_code(bundle, tmp_path):
+    """A reference module in the bundle, or a reference function copied into a shipped module
+    under other names, stops the release."""
+    import ast
+    copy = tmp_path / "bundle"
+    shutil.copytree(bundle, copy)
+    shutil.copyfile(ROOT / "autograder" / "references" / "activation_functions.py",
+                    copy / "autograder" / "references" / "activation_functions.py")
+    assert release.find_solution_text(copy, ROOT) == [
+        "autograder/references/activation_functions.py: reference code must not be shipped (the "
+        "bundle has the public cases instead)"]
+    (copy / "autograder" / "references" / "activation_functions.py").unlink()
+    source = (ROOT / "autograder" / "references" / "activation_functions.py").read_text()
+    [function] = [node for node in ast.parse(source).body
+                  if isinstance(node, ast.FunctionDef) and node.name == "_gradients"]
+    planted = ast.get_source_segment(source, function).replace("delta", "d") \
+        .replace("grads", "out").replace("_gradients", "layer_grads")     # renamed throughout
+    checks = copy / "autograder" / "checks" / "activation_functions.py"
+    checks.write_text(checks.read_text() + "\n\n" + planted + "\n")
+    found = release.find_reference_code(copy, ROOT)
+    assert found == ["autograder/checks/activation_functions.py: `layer_grads` holds the reference "
+                     f"autograder/references/activation_functions.py:{function.lineno} `_gradients` "
+                     "(100% of it)"], found
 
 
 def test_the_course_file_keeps_everything_but_the_grading_seed(bundle):
