@@ -101,13 +101,16 @@ def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path)
 
 
 class Trained:
-    """A stand-in for the notebook's trained `net`: get_param() returns `params`."""
+    """A stand-in for the notebook's trained `net`: get_param() returns `params`, forward ones."""
 
     def __init__(self, params):
         self.params = params
 
     def get_param(self):
         return self.params
+
+    def forward(self, x):
+        return dp.Node(np.ones(len(x)))
 
 
 def shaped(**shapes) -> dict:

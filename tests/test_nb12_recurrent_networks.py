@@ -111,13 +111,16 @@ def test_the_grader_draws_the_notebooks_adding_problem():
 
 
 class Trained:
-    """A stand-in for the notebook's trained `model`: get_param() returns `params`."""
+    """A stand-in for the notebook's trained `model`: get_param() returns `params`, forward ones."""
 
     def __init__(self, params):
         self.params = params
 
     def get_param(self):
         return self.params
+
+    def forward(self, sequences):
+        return dp.Node(np.ones((len(sequences), 1)))
 
 
 def shaped(**shapes) -> dict:
@@ -134,7 +137,7 @@ def shaped(**shapes) -> dict:
     (shaped(W_y=(1, 16)), "'W_y': (1, 16)"),
     ({**shaped(), "W_h": "a string"}, "'W_h': None"),
     (shaped(W_x=(2, 300), W_h=(300, 300), b=(1, 300), W_y=(300, 1)),
-     "reply to probe 'parameters': ['W_h'] is an array of shape (300, 300)"),      # its schema
+     "reply to probe 'model': params['W_h'] is an array of shape (300, 300)"),   # its schema
 ])
 def test_parameters_of_other_names_or_shapes_fail_with_a_message(params, says):
     """The trained parameters must be SequenceModel's (any number of units up to 256): others

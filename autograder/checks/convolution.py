@@ -10,7 +10,9 @@ recipe (`histograms`, the same code), whose labels never leave the grader: the l
 student's predict, and those of the grader's own forward pass of HistogramNet with the trained
 net's parameters (so that only a trained network earns the task). The attack's path is judged
 with f recomputed by that forward pass from the parameters the network had when it was attacked:
-every point a histogram, small steps, and a stop at the first histogram with f > 0.
+every point a histogram, small steps, and a stop at the first histogram with f > 0. (No public
+case can hold that forward pass on a student's own parameters: the self-check uses f as
+net.forward gives it instead, see `_f`.)
 """
 import numpy as np
 import pytest
@@ -233,6 +235,26 @@ def _parameters(params: dict) -> dict:
     return params
 
 
+def _yours(f, n: int) -> np.ndarray:
+    """f (n,) as net.forward gave it for n histograms, checked to be one per histogram."""
+    assert isinstance(f, np.ndarray) and f.size == n, (
+        f"net.forward must give one f per histogram: for {n} histograms it returned "
+        f"{f.get('not_array') if isinstance(f, dict) else f'shape {np.shape(f)}'}")
+    return np.ravel(f)
+
+
+def _f(params, x, reply, public) -> np.ndarray:
+    """f (n,) of HistogramNet with net's trained `params` on histograms x (n, 16): when grading,
+    the grader's own forward pass (references.classifier_f). The self-check cannot have it: no
+    public case holds the grader's forward pass on a student's own trained parameters. It uses f
+    as net.forward gave it (reply["f"], read in the self-check only) instead, and grading checks
+    the rest."""
+    if public:
+        return _yours(reply["f"], len(x))
+    with np.errstate(all="ignore"):                 # parameters may overflow: f of NaN is no class
+        return ref.classifier_f(params, x)
+
+
 @pytest.mark.task("histogram_classifier")
 def test_accuracy_on_histograms_held_by_the_grader(submission, rng, public, assignment, metrics):
     x, y = histograms(1000 if public else 2000, rng)
@@ -252,15 +274,14 @@ def test_the_trained_parameters_classify_through_the_graders_network(submission,
     """The trained `net` graded on its parameters: the grader's own forward pass of HistogramNet
     with net's parameters labels new histograms (class 1 where f > 0). A predict that answers
     without the trained network (a closed-form test of normality, a lookup) earns nothing here.
-
-    The forward pass runs on the student's own trained parameters, which no public case can hold:
-    the self-check in the student bundle reports this check as unchecked, and grading checks it."""
+    (The self-check labels them by net.forward's own f: see `_f`.)"""
     x, y = histograms(1000 if public else 2000, rng)
-    params = _parameters(submission.probe("parameters"))
-    with np.errstate(all="ignore"):                 # parameters may overflow: labels of NaN are 0
-        labels = (ref.classifier_f(params, x) > 0).astype(float)
-    _assert_accurate(labels, y, "the grader's HistogramNet with net's trained parameters: test "
-                     "accuracy", assignment, metrics, "accuracy_of_the_trained_parameters")
+    model = submission.probe("model", histograms=x)
+    params = _parameters(model["params"])
+    labels = (_f(params, x, model, public) > 0).astype(float)
+    whose = "net.forward" if public else "the grader's HistogramNet with net's trained parameters"
+    _assert_accurate(labels, y, f"{whose}: test accuracy", assignment, metrics,
+                     "accuracy_of_the_trained_parameters")
 
 
 # -- adversarial_input ----------------------------------------------------------------------------
@@ -307,14 +328,11 @@ def test_gradient_ascent_turns_a_rejected_histogram_into_class_1(submission, rng
     candidates, labels = histograms(64, rng)
     model = submission.probe("model", histograms=candidates)
     params = _parameters(model["params"])
-    f = ref.classifier_f(params, candidates)
-    yours = model["f"]
-    assert not isinstance(yours, dict) and yours.size == f.size, (
-        f"net.forward must give one f per histogram: for {f.size} histograms it returned "
-        f"{yours.get('not_array') if isinstance(yours, dict) else f'shape {yours.shape}'}")
-    assert np.allclose(np.ravel(yours), f, rtol=1e-6, atol=1e-9), (
+    yours = _yours(model["f"], len(candidates))
+    f = _f(params, candidates, model, public)
+    assert np.allclose(yours, f, rtol=1e-6, atol=1e-9), (
         f"net.forward gives other values of f than HistogramNet's architecture with net's own "
-        f"parameters ({np.ravel(yours)[0]:.4g} instead of {f[0]:.4g}); the grader evaluates the "
+        f"parameters ({yours[0]:.4g} instead of {f[0]:.4g}); the grader evaluates the "
         f"attack with that architecture, so keep it")
     targets = _targets(f, labels)
     assert targets, "the network gives f >= 0 for every one of 64 histograms: nothing to attack"
@@ -326,7 +344,7 @@ def test_gradient_ascent_turns_a_rejected_histogram_into_class_1(submission, rng
         attacked = _parameters(out["params"])
         assert all(np.array_equal(attacked[name], params[name]) for name in params), (
             "adversarial attacked a network whose parameters are not net's")
-        f_path = ref.classifier_f(params, path)
+        f_path = _f(params, path, out, public)
         metrics.setdefault("f_before", float(f_path[0]))
         metrics.setdefault("f_after", float(f_path[-1]))
         metrics["steps"] = max(len(path) - 1, metrics.get("steps", 0))

@@ -276,18 +276,28 @@ def trained_parameters(params: dict) -> dict:
 
 
 @pytest.mark.task("sequence_task")
-def test_the_trained_cell_solves_the_adding_problem(submission, rng, assignment, metrics):
+def test_the_trained_cell_solves_the_adding_problem(submission, rng, public, assignment, metrics):
     """The trained `model` graded on its parameters: the grader's own forward pass of the
     notebook's SequenceModel (the cell unrolled from zeros, a linear readout of the last state)
     with model's parameters predicts new sequences. A predict that answers without a trained
     network (the sum of the marked values, a lookup) earns nothing here.
 
-    The forward pass runs on the student's own trained parameters, which no public case can hold:
-    the self-check in the student bundle reports this check as unchecked, and grading checks it."""
+    The self-check cannot run that forward pass: no public case holds it on a student's own
+    trained parameters. It measures model.forward's own predictions instead (the names and shapes
+    of the parameters are checked in both), and grading runs the grader's."""
     sequences, targets = adding_problem(2000, T_ADD, rng)
-    params = trained_parameters(probe(submission, "parameters", "in model.get_param()"))
-    with np.errstate(all="ignore"):                 # parameters may overflow: an infinite error
-        predicted = ref.adding_predictions(params, sequences)
-    what = (f"the grader's SequenceModel with model's trained parameters, on {len(targets):,} new "
-            f"sequences of the adding problem")
+    out = probe(submission, "model", "in model.get_param() or model.forward(sequences)",
+                sequences=sequences)
+    params = trained_parameters(out["params"])
+    new = f"{len(targets):,} new sequences of the adding problem"
+    if public:
+        what = f"model.forward on {new}"
+        predicted = out["predictions"]
+        assert isinstance(predicted, np.ndarray) and predicted.size == targets.size, (
+            f"{what} must give {targets.size} numbers, one per sequence; it gave "
+            f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+    else:
+        what = f"the grader's SequenceModel with model's trained parameters, on {new}"
+        with np.errstate(all="ignore"):             # parameters may overflow: an infinite error
+            predicted = ref.adding_predictions(params, sequences)
     assert_learned(predicted, targets, what, assignment, metrics, "mse_of_the_trained_parameters")

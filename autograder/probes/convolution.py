@@ -1,16 +1,16 @@
 """Probes of 11 convolution: the student's conv1d and maxpool1d on the grader's inputs with the
 gradients for the grader's upstream gradient; the classifier's predictions on the grader's
 histograms; the trained network's parameters (which the grader runs through its own forward
-pass), alone and with f as the notebook's forward gives it; and the adversarial attack on a
-histogram chosen by the grader. The classifier and the attack are probed through the notebook's
-`net`, `predict` and `adversarial`, never through conv1d or maxpool1d, so each task stands on
-its own."""
+pass) with f as the notebook's forward gives it (which the self-check uses instead); and the
+adversarial attack on a histogram chosen by the grader. The classifier and the attack are probed
+through the notebook's `net`, `predict` and `adversarial`, never through conv1d or maxpool1d, so
+each task stands on its own."""
 import numpy as np
 
 import dp
 from dp import Node
 
-from .schema import AnyShape, Array, Either, Items, Plain, Table, Text, TypeName
+from .schema import AnyShape, Array, Either, Items, Optional, Plain, Table, Text, TypeName
 
 
 def _array(value):
@@ -53,29 +53,33 @@ def predict(ns, histograms):
     return _array(ns["predict"](histograms.copy()))
 
 
-def parameters(ns):
-    """The trained network's parameters, net.get_param(): {name: array}."""
-    return {str(name): _array(v) for name, v in ns["net"].get_param().items()}
+def _f(net, histograms):
+    """f on `histograms` as the notebook's net.forward gives it."""
+    with dp.no_grad():
+        return _array(net.forward(histograms.copy()))
 
 
 def model(ns, histograms):
-    """The trained network's parameters, and f on `histograms` as the notebook's forward gives it."""
-    with dp.no_grad():
-        f = ns["net"].forward(histograms.copy())
-    return {"params": parameters(ns), "f": _array(f)}
+    """The trained network's parameters, net.get_param(), and f on `histograms` as net.forward
+    gives it."""
+    net = ns["net"]
+    return {"params": {str(name): _array(v) for name, v in net.get_param().items()},
+            "f": _f(net, histograms)}
 
 
 def adversarial(ns, x0):
     """adversarial(net, x0) on the grader's histogram x0: its path x0, ..., xT, the parameters it
-    was attacked with, and the names of those that the attack changed (it must change only x)."""
+    was attacked with, the names of those that the attack changed (it must change only x), and f
+    along the path as net.forward gives it (None for a path that is no array of histograms)."""
     net = ns["net"]
     before = net.get_param()
-    path = ns["adversarial"](net, x0.copy())
+    path = _array(ns["adversarial"](net, x0.copy()))
     after = net.get_param()
     changed = sorted(name for name, value in before.items()
                      if name not in after or not np.array_equal(value, after[name]))
-    return {"path": _array(path), "params": {name: _array(v) for name, v in before.items()},
-            "changed": changed}
+    histograms = not isinstance(path, dict) and path.ndim == 2 and path.shape[1] == len(x0)
+    return {"path": path, "params": {name: _array(v) for name, v in before.items()},
+            "changed": changed, "f": _f(net, path) if histograms else None}
 
 
 def _op_reply(g, *leaves):
@@ -92,8 +96,8 @@ REPLIES = {
     "conv1d": lambda x, k, g: _op_reply(g, x, k),
     "maxpool1d": lambda x, n, g: _op_reply(g, x),
     "predict": lambda histograms: Plain(AnyShape(range(len(histograms)))),
-    "parameters": PARAMS,
     "model": lambda histograms: {"params": PARAMS, "f": Plain(AnyShape(histograms))},
     "adversarial": lambda x0: {"path": Plain(Array(None, finite=False, max_size=MANY)),
-                               "params": PARAMS, "changed": Items(Text(100), max_len=1000)},
+                               "params": PARAMS, "changed": Items(Text(100), max_len=1000),
+                               "f": Optional(Plain(Array(None, finite=False, max_size=MANY)))},
 }

@@ -6,12 +6,13 @@ The tasks are probed apart, so that one mistake costs the points of one task:
   dp's engine through the graph the student's code built (task rnn_forward);
 - `bptt` calls bptt with the forward states that the grader computed, so it does not depend on
   the student's rnn_forward (task bptt_gradients);
-- `predict` returns the trained model's predictions, and `parameters` the trained model's
-  parameters, which the grader runs through its own forward pass; the targets stay with the
-  grader (task sequence_task).
+- `predict` returns the trained model's predictions, and `model` the trained model's parameters,
+  which the grader runs through its own forward pass, with model.forward's own predictions (which
+  the self-check uses instead); the targets stay with the grader (task sequence_task).
 """
 import numpy as np
 
+import dp
 from dp import Node
 
 from .schema import AnyShape, Array, Either, Items, Number, Plain, Table, TypeName
@@ -65,9 +66,14 @@ def predict(ns, sequences):
     return _plain(ns["predict"](_array(sequences)))
 
 
-def parameters(ns):
-    """The trained `model`'s parameters, model.get_param(): {name: array}."""
-    return {str(name): _plain(value) for name, value in ns["model"].get_param().items()}
+def model(ns, sequences):
+    """The trained `model`'s parameters, model.get_param(), and its own predictions for the
+    grader's sequences (n, T, 2), model.forward(sequences) as n numbers."""
+    trained = ns["model"]
+    with dp.no_grad():
+        predictions = _plain(trained.forward(_array(sequences)))
+    return {"params": {str(name): _plain(value) for name, value in trained.get_param().items()},
+            "predictions": predictions if isinstance(predictions, dict) else predictions.reshape(-1)}
 
 
 def _forward_reply(x, params, h_init=None, upstream=None):
@@ -88,5 +94,7 @@ REPLIES = {
     "predict": lambda sequences: Plain(AnyShape(range(len(sequences)))),
     # SequenceModel's five parameters for a cell of at most 256 units (checked by name and shape
     # in the check, which says what it expected); a few more names fit, to be named in its message
-    "parameters": Table(Plain(Array(None, finite=False, max_size=256 * 256)), max_len=20),
+    "model": lambda sequences: {
+        "params": Table(Plain(Array(None, finite=False, max_size=256 * 256)), max_len=20),
+        "predictions": Plain(AnyShape(range(len(sequences))))},
 }
