@@ -106,6 +106,7 @@ include = ["dp*", "autograder*"]
 
 [tool.setuptools.package-data]
 "*" = ["*.ini", "*.toml", "*.json"]
+autograder = ["public_cases/*.json"]
 """
 
 

@@ -1,4 +1,5 @@
-"""The probe modules of 01, 03, 09 and 10 hold no answers (issue 15).
+"""The probe modules of 01, 03, 09 and 10, and the checks modules shipped in the student bundle,
+hold no answers (issue 15).
 
 A probe module runs next to the student's code: the sandbox ships it to the submission and the
 student bundle ships it too, so whatever it holds is in the students' hands. Before issue 15, 01's
@@ -12,6 +13,8 @@ and collect data; the chain rule runs in the grader (the checks). These tests gu
   probe is called) earns 0 on every task. A module that held an answer in a callable form would
   earn points here; a planted reference (the old 03 leaf-gradient loop as a function) shows that
   the scan catches one;
+- the same call scan over each checks module whose references moved to autograder/references
+  (the bundle ships the checks; at the end of this file);
 - the AST scan: no function of these probe modules both iterates over the nodes' parents and
   accumulates gradients (a topological order with a backprop loop, as the old probes had);
   the same scan finds the loops of the solutions' own `backward` and `grad`.
