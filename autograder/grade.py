@@ -287,8 +287,9 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     sandbox = Sandbox(cells, assignment, protect, sealed=sealed)
     try:
         sandbox.start()
+        errors = [e for e in sandbox.report.get("errors", [])[:50] if isinstance(e, dict)]
         result["cell_errors"] = [dict(e, where=labels.get(e.get("cell"), f"cell {e.get('cell')}"))
-                                 for e in sandbox.report.get("errors", [])[:50] if isinstance(e, dict)]
+                                 for e in errors]
         result["flags"] += [f"attempted: {a}" for a in sandbox.report.get("attempts", [])[:20]]
         if sandbox.report.get("tampered"):
             result["flags"].append("tampering: replaced " + ", ".join(map(str, sandbox.report["tampered"][:10])))

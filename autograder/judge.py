@@ -231,7 +231,8 @@ def preflight(assignments) -> list:
                                       ("probes", PACKAGE / "probes" / f"{a.notebook}.py"))
                    if not path.is_file()]
         if missing:
-            near = difflib.get_close_matches(a.notebook, [p.stem for p in (PACKAGE / "checks").glob("*.py")], n=1)
+            checks = [p.stem for p in (PACKAGE / "checks").glob("*.py")]
+            near = difflib.get_close_matches(a.notebook, checks, n=1)
             problems.append(f"course.toml: assignment {a.id!r}: notebook = {a.notebook!r} has no "
                             + " and no ".join(missing)
                             + (f"; did you mean {near[0]!r}?" if near else ""))
@@ -261,11 +262,13 @@ def preflight(assignments) -> list:
             if task not in graded:
                 near = difflib.get_close_matches(task, unknown, n=1)
                 said += near
+                guess = f"; did you mean {near[0]!r} (the task of {graded[near[0]]} check(s) " \
+                    "there)?" if near else ""
                 problems.append(f"course.toml: assignment {a.id!r}: task {task!r} has no check in "
-                                f"{where}" + (f"; did you mean {near[0]!r} (the task of "
-                                              f"{graded[near[0]]} check(s) there)?" if near else ""))
+                                f"{where}{guess}")
         problems += [f"{where}: {graded[task]} check(s) grade task {task!r}, which assignment "
-                     f"{a.id!r} does not have in course.toml" for task in unknown if task not in said]
+                     f"{a.id!r} does not have in course.toml"
+                     for task in unknown if task not in said]
         if unmarked:
             problems.append(f"{where}: {len(unmarked)} check(s) not marked with exactly one task "
                             f"(@pytest.mark.task(\"<task id>\")): {', '.join(unmarked[:5])}")
