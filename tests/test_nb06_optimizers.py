@@ -119,23 +119,28 @@ def test_every_named_mistake_is_far_from_the_reference_on_hidden_problems(rule):
 # tolerance follows the drift of the references' own equivalent forms instead.
 
 def _zeros(state, key, like):
+    """state[key], zeros like `like` at first: for the forms that update their state in place."""
     if key not in state:
         state[key] = np.zeros_like(like, dtype=float)
     return state[key]
+
 
 # -- SGD with momentum: v <- beta v + (1 - beta) g; theta <- theta - lr v
 def momentum_textbook(theta, g, state, lr=0.01, beta=0.9):
     v = state["v"] = beta * state.get("v", 0.0) + (1 - beta) * g
     return theta - lr * v
 
+
 def momentum_lerp(theta, g, state, lr=0.01, beta=0.9):          # v + (1 - beta)(g - v)
     v = state.get("v", np.zeros_like(g))
     v = state["v"] = v + (1 - beta) * (g - v)
     return theta - lr * v
 
+
 def momentum_expanded(theta, g, state, lr=0.01, beta=0.9):      # beta v + g - beta g
     v = state["v"] = beta * state.get("v", 0.0) + g - beta * g
     return theta - v * lr
+
 
 def momentum_in_place(theta, g, state, lr=0.01, beta=0.9):      # the state's own array, updated in place
     v = _zeros(state, "v", g)
@@ -143,28 +148,34 @@ def momentum_in_place(theta, g, state, lr=0.01, beta=0.9):      # the state's ow
     v += (1 - beta) * g
     return theta + (-lr) * v
 
+
 def momentum_distributed(theta, g, state, lr=0.01, beta=0.9):   # theta - lr beta v_old - lr (1 - beta) g
     old = state.get("v", 0.0)
     state["v"] = beta * old + (1 - beta) * g
     return theta - lr * beta * old - lr * (1 - beta) * g
+
 
 # -- RMSProp: s <- beta s + (1 - beta) g^2; theta <- theta - lr g / (sqrt(s) + eps)
 def rmsprop_textbook(theta, g, state, lr=0.001, beta=0.9, eps=1e-8):
     s = state["s"] = beta * state.get("s", 0.0) + (1 - beta) * g ** 2
     return theta - lr * g / (np.sqrt(s) + eps)
 
+
 def rmsprop_factors_moved(theta, g, state, lr=0.001, beta=0.9, eps=1e-8):
     s = state["s"] = beta * state.get("s", 0.0) + (1 - beta) * (g * g)
     return theta - g / (eps + np.sqrt(s)) * lr
+
 
 def rmsprop_reciprocal(theta, g, state, lr=0.001, beta=0.9, eps=1e-8):
     s = state["s"] = state.get("s", 0.0) * beta + np.square(g) * (1 - beta)
     return theta - lr * g * (1.0 / (s ** 0.5 + eps))
 
+
 def rmsprop_lerp(theta, g, state, lr=0.001, beta=0.9, eps=1e-8):
     s = state.get("s", np.zeros_like(g))
     s = state["s"] = s + (1 - beta) * (g * g - s)
     return theta - lr * g / (np.sqrt(s) + eps)
+
 
 def rmsprop_in_place(theta, g, state, lr=0.001, beta=0.9, eps=1e-8):
     s = _zeros(state, "s", g)
@@ -174,12 +185,14 @@ def rmsprop_in_place(theta, g, state, lr=0.001, beta=0.9, eps=1e-8):
     step += eps
     return theta - np.divide(lr * g, step)
 
+
 # -- Adam
 def adam_textbook(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     t = state["t"] = state.get("t", 0) + 1
     m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
     v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g ** 2
     return theta - lr * (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t)) + eps)
+
 
 def adam_folded(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     # bias correction folded into the step size (and into eps, which it also scales)
@@ -190,6 +203,7 @@ def adam_folded(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     step = lr * root / (1 - beta1 ** t)
     return theta - step * m / (np.sqrt(v) + eps * root)
 
+
 def adam_roots_apart(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     t = state["t"] = state.get("t", 0) + 1
     m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
@@ -198,6 +212,7 @@ def adam_roots_apart(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8
     denominator = eps + np.sqrt(v) / np.sqrt(1 - beta2 ** t)
     return theta - m_hat / denominator * lr
 
+
 def adam_lerp(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     t = state["t"] = state.get("t", 0) + 1
     m = state.get("m", np.zeros_like(g))
@@ -205,6 +220,7 @@ def adam_lerp(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     m = state["m"] = m + (1 - beta1) * (g - m)
     v = state["v"] = v + (1 - beta2) * (g ** 2 - v)
     return theta - lr * (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t)) + eps)
+
 
 def adam_in_place(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     state["t"] = state.get("t", 0) + 1

@@ -408,16 +408,16 @@ def toy_problem(rng):
 
 
 def run_train(submission, rng):
-    """(x, y, params, the steps of the student's loop [{name: lr}, ...], the probe's reply): the
-    student's train on the scripted model, for a toy problem and gradients drawn from rng. The
-    first loss that get_grad hands out is the initial loss; the others are drawn."""
+    """(x, y, params, gradients, the probe's reply): the student's train on the scripted model,
+    for a toy problem and gradients drawn from rng. The first loss that get_grad hands out is the
+    initial loss; the others are drawn."""
     x, y, params = toy_problem(rng)
     gradients = [{name: rng.normal(size=value.shape) for name, value in params.items()}
                  for _ in range(SCRIPTED)]
     losses = [toy_loss(params, x, y)] + list(rng.uniform(0.1, 1, SCRIPTED - 1))
     received = probe(submission, "train", "in train(net, x, y) on the toy problem", params=params,
                      gradients=gradients, losses=losses, x=x, y=y)
-    return x, y, params, loop_steps(received, gradients, params), received
+    return x, y, params, gradients, received
 
 
 def loop_steps(received, gradients, params) -> list:
@@ -426,6 +426,8 @@ def loop_steps(received, gradients, params) -> list:
     at the calls and those the loop left. A move of another kind fails."""
     history = received["history"]
     calls = len(next(iter(history.values())))
+    assert all(len(values) == calls for values in history.values()), (
+        "train(net, x, y): the probe's record of the calls of get_grad is malformed")
     at = [{name: history[name][k] for name in params} for k in range(calls)] + [received["params"]]
     moved = [name for name in params if not np.array_equal(at[0][name], params[name])]
     assert not moved, (
@@ -459,7 +461,8 @@ def trained(params, x, y, steps) -> dict:
 
 @pytest.mark.task("training_loop")
 def test_training_reaches_the_target_loss(submission, rng, assignment, metrics):
-    x, y, params, steps, _ = run_train(submission, rng)
+    x, y, params, gradients, received = run_train(submission, rng)
+    steps = loop_steps(received, gradients, params)
     with np.errstate(all="ignore"):
         final = toy_loss(trained(params, x, y, steps), x, y)
     metrics["final_loss"] = final
