@@ -204,8 +204,8 @@ def _dask(function, calls, workers, scheduler, same_files, lost):
         raise ExecutorError("--executor dask needs Dask: pip install -e '.[dask]'") from None
     cluster = None
     try:
-        if scheduler is None:     # a call whose worker dies is run again once, as in the pool
-            dask.config.set({"distributed.scheduler.allowed-failures": 1})
+        if scheduler is None:     # a call whose worker dies is run again once (see _fed)
+            dask.config.set({"distributed.scheduler.allowed-failures": 0})
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    host="127.0.0.1", dashboard_address=None, preload=[__name__],
                                    silence_logs=logging.ERROR)
@@ -235,26 +235,49 @@ def _dask(function, calls, workers, scheduler, same_files, lost):
 
 
 def _fed(client, function, calls, futures, lost):
-    """The answers as they finish, with never more calls on the cluster than it has workers:
-    a worker gets its next call only when it is free, so no call ever waits behind a slow one
-    (Dask would otherwise queue calls on busy workers). Workers that join later (e.g. Slurm
-    jobs that start) get work at the next answer."""
+    """The answers as they finish, each call given to a worker that is free (so no call ever
+    waits behind a slow one; Dask would otherwise queue calls on busy workers). Workers that
+    join later (e.g. Slurm jobs that start) get work at the next answer. A call whose worker
+    dies is given to another once; if that one dies too, `lost` answers for it. (On a
+    LocalCluster, allowed-failures is 0, so Dask retries nothing itself: each call is on a
+    worker of its own, and the count of its deaths is its own, never a neighbour's.)"""
     from dask.distributed import KilledWorker, as_completed
-    waiting, running, given = iter(calls), as_completed(), {}
+    waiting, running = collections.deque(enumerate(calls)), as_completed()
+    placed, deaths = {}, collections.Counter()       # future key -> (worker, index, args)
 
     def feed():
-        for args in itertools.islice(waiting, max(len(client.nthreads()), 1) - running.count()):
-            futures.append(client.submit(_one_at_a_time, function, *args, pure=False))
+        busy = {worker for worker, _, _ in placed.values()}
+        for worker in [w for w in client.nthreads() if w not in busy]:
+            if not waiting:
+                break
+            index, args = waiting.popleft()
+            futures.append(client.submit(_one_at_a_time, function, *args, pure=False,
+                                         workers=[worker], allow_other_workers=True))
             running.add(futures[-1])
-            given[futures[-1].key] = args
+            placed[futures[-1].key] = (worker, index, args)
 
     feed()
-    for future in running:
+    while running.count() or waiting:
+        if not running.count():             # every worker is gone for now: wait for one
+            try:
+                client.wait_for_workers(1, timeout=120)
+            except TimeoutError:
+                raise ExecutorError("the Dask cluster has lost all its workers (none for 120 s)") from None
+            time.sleep(0.1)
+            feed()
+            continue
+        future = next(running)
+        _, index, args = placed.pop(future.key)
+        futures.remove(future)
         try:
             answer = future.result()
-        except KilledWorker as error:       # its worker died with it, twice (allowed-failures)
-            answer = lost(given[future.key], f"the grading process ended, twice ({error})")
-        futures.remove(future)
+        except KilledWorker as error:
+            deaths[index] += 1
+            if deaths[index] < 2:
+                waiting.appendleft((index, args))
+                feed()
+                continue
+            answer = lost(args, f"the grading process ended, twice ({error})")
         feed()
         yield answer
 

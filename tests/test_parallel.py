@@ -219,3 +219,54 @@ def test_workers_that_would_grade_differently_are_refused(tmp_path):
 def test_workers_with_several_threads_are_told_to_use_one(capsys):
     executors._check_workers(FakeClient({"tcp://a:1": {}}, threads=4), [])
     assert "--nthreads 1" in capsys.readouterr().err
+
+
+# -- a worker that dies with its call (issue 21) --------------------------------------------------
+def _dies_on(marker_dir, name, deaths):
+    """Kill this worker the first `deaths` times it is called with `name`, then answer."""
+    marker = Path(marker_dir) / name
+    count = int(marker.read_text()) if marker.exists() else 0
+    if count < deaths:
+        marker.write_text(str(count + 1))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return name, os.getpid()
+
+
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_a_call_whose_worker_dies_is_retried_once_then_lost(tmp_path, executor):
+    """A call whose worker dies once is answered by a fresh worker; one whose worker dies
+    twice gets `lost`'s answer, with the reason; the other calls are answered as usual."""
+    calls = [(str(tmp_path), "once", 1), (str(tmp_path), "always", 9), (str(tmp_path), "never", 0),
+             (str(tmp_path), "never2", 0)]
+    lost = []
+    with executors.completed(_dies_on, calls, executor, workers=2,
+                             lost=lambda args, reason: lost.append((args[1], reason)) or (args[1], None)) as answers:
+        got = dict(answers)
+    assert set(got) == {"once", "always", "never", "never2"}
+    assert got["once"] is not None and got["never"] is not None and got["always"] is None
+    assert [name for name, _ in lost] == ["always"]
+    assert "twice" in lost[0][1] and ("SIGKILL" in lost[0][1] or executor == "dask"), lost
+    assert (tmp_path / "once").read_text() == "1" and int((tmp_path / "always").read_text()) == 2
+
+
+def test_pool_workers_die_with_the_main_process(tmp_path):
+    """SIGKILL to the process that runs the pool: its workers end too (PR_SET_PDEATHSIG)."""
+    script = ("import sys, time, os\nfrom autograder import executors\n"
+              "def nap(i):\n    time.sleep(60)\n"
+              "with executors.completed(nap, [(1,), (2,)], 'local', workers=2) as answers:\n"
+              "    print(os.getpid(), flush=True)\n    list(answers)\n")
+    run = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    run.stdout.readline()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        workers = [pid for pid, parent in process_table()[0].items() if parent == run.pid]
+        if len(workers) == 2:
+            break
+        time.sleep(0.05)
+    assert len(workers) == 2
+    run.kill()
+    run.wait()
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
