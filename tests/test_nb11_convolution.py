@@ -67,7 +67,7 @@ def test_solution_earns_full_marks(notebooks):
                                                                   **LIKE_JUPYTER_IN_ITS_FOLDER)
 
 
-# -- a predict that needs no network ----------------------------------------------------------------
+# -- a predict that needs no network ---------------------------------------------------------------
 CHI_SQUARE = """
     statistic = SAMPLES * ((histograms - NORMAL_HISTOGRAM) ** 2 / NORMAL_HISTOGRAM).sum(axis=1)
     return (statistic < 53.6).astype(int)       # Pearson's test, its cut set on x_train
@@ -78,11 +78,10 @@ def forged_source() -> str:
     """Issue 14's forgery in 11: predict is a closed-form test of normality (Pearson's chi-square
     against the standard normal's histogram, 0.994 right on the notebook's x_test), and net is
     never trained (the rest of the solution is honest)."""
-    source = mutate(solution_source(ASSIGNMENT),
-                    "    with dp.no_grad():\n        return (net.forward(histograms).value > 0).astype(int)\n",
-                    CHI_SQUARE.lstrip("\n"))
-    return mutate(source, "_, loss_hist, _ = optimizer.train(steps=4000, print_each=1000, err_hist=True)",
-                  "loss_hist = [1.0]")
+    predict = "    with dp.no_grad():\n        return (net.forward(histograms).value > 0).astype(int)\n"
+    training = "_, loss_hist, _ = optimizer.train(steps=4000, print_each=1000, err_hist=True)"
+    source = mutate(solution_source(ASSIGNMENT), predict, CHI_SQUARE.lstrip("\n"))
+    return mutate(source, training, "loss_hist = [1.0]")
 
 
 def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path):
@@ -94,10 +93,13 @@ def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path)
         got["maxpool_grad"] == FULL["maxpool_grad"], explain(result)
     [task] = [t for t in result["tasks"] if t["id"] == "histogram_classifier"]
     verdicts = {c["name"]: c["status"] for c in task["checks"]}
-    assert verdicts == {"test_accuracy_on_histograms_held_by_the_grader": "passed",
-                        "test_the_trained_parameters_classify_through_the_graders_network": "failed"}, task
-    assert task["metrics"]["accuracy"] >= 0.99 > task["metrics"]["accuracy_of_the_trained_parameters"], task
-    assert task["message"].startswith("the grader's HistogramNet with net's trained parameters"), task
+    assert verdicts == {
+        "test_accuracy_on_histograms_held_by_the_grader": "passed",
+        "test_the_trained_parameters_classify_through_the_graders_network": "failed"}, task
+    metrics = task["metrics"]
+    assert metrics["accuracy"] >= 0.99 > metrics["accuracy_of_the_trained_parameters"], task
+    assert task["message"].startswith(
+        "the grader's HistogramNet with net's trained parameters"), task
 
 
 class Trained:
@@ -114,7 +116,7 @@ class Trained:
 
 
 def shaped(**shapes) -> dict:
-    """HistogramNet's parameters, with the given names changed to the given shapes (None: removed)."""
+    """HistogramNet's parameters, the given names changed to the given shapes (None: removed)."""
     params = {name: np.full(shape, 0.1) for name, shape in checks.PARAMETERS.items()}
     params.update({name: np.full(shape, 0.1) for name, shape in shapes.items() if shape})
     return {name: value for name, value in params.items() if shapes.get(name, ()) is not None}

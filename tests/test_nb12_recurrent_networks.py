@@ -53,7 +53,8 @@ def forged_source() -> str:
 
 def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path):
     """Its predictions are perfect, so predict's own check passes; the grader's forward pass with
-    model's (untrained) parameters fails, and the task earns 0. The other tasks keep their points."""
+    model's (untrained) parameters fails, and the task earns 0. The other tasks keep their
+    points."""
     result = grade_source(forged_source(), ASSIGNMENT, tmp_path, "forger")
     assert points(result) == {**full_marks(ASSIGNMENT), "sequence_task": 0}, explain(result)
     [task] = [t for t in result["tasks"] if t["id"] == "sequence_task"]
@@ -62,7 +63,8 @@ def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path)
                         "test_the_trained_cell_solves_the_adding_problem": "failed"}, task
     assert task["metrics"]["mse"] < 1e-20, task
     assert task["metrics"]["mse_of_the_trained_parameters"] > THRESHOLD, task
-    assert task["message"].startswith("the grader's SequenceModel with model's trained parameters"), task
+    assert task["message"].startswith(
+        "the grader's SequenceModel with model's trained parameters"), task
 
 
 # -- the grader's references -----------------------------------------------------------------------
@@ -89,7 +91,8 @@ def test_every_named_mistake_is_caught():
     H = reference.states(x, params, h_init)
     dH = np.random.default_rng(8).normal(size=H.shape)
     expected = reference.unrolled_gradients(x, params, h_init, dH)
-    for mistake, wrong in reference.bptt_mistakes(x, params, h_init, H, dH, list(checks.MISTAKES)).items():
+    mistakes = reference.bptt_mistakes(x, params, h_init, H, dH, list(checks.MISTAKES))
+    for mistake, wrong in mistakes.items():
         worst = max(dp.relative_error(wrong[k], expected[k], checks.FLOOR).max() for k in expected)
         assert worst > 1e-2, mistake
 
@@ -146,7 +149,8 @@ def test_parameters_of_other_names_or_shapes_fail_with_a_message(params, says):
     namespace = {"model": Trained(params), "predict": lambda sequences: np.ones(len(sequences))}
     [result] = run_checks(LocalSubmission(namespace, assignment), assignment, seed=1,
                           tasks=["sequence_task"])
-    [check] = [c for c in result["checks"] if c["name"] == "test_the_trained_cell_solves_the_adding_problem"]
+    [check] = [c for c in result["checks"]
+               if c["name"] == "test_the_trained_cell_solves_the_adding_problem"]
     assert check["status"] == "failed" and says in check["message"], check
 
 

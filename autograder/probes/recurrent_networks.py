@@ -72,8 +72,10 @@ def model(ns, sequences):
     trained = ns["model"]
     with dp.no_grad():
         predictions = _plain(trained.forward(_array(sequences)))
+    if not isinstance(predictions, dict):
+        predictions = predictions.reshape(-1)
     return {"params": {str(name): _plain(value) for name, value in trained.get_param().items()},
-            "predictions": predictions if isinstance(predictions, dict) else predictions.reshape(-1)}
+            "predictions": predictions}
 
 
 def _forward_reply(x, params, h_init=None, upstream=None):
