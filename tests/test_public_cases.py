@@ -21,6 +21,9 @@ from autograder.selfcheck import CheckFailed, LocalSubmission, check
 from tests.grading import COURSE, mutate, solution_source, stub_source
 
 _recorded: dict = {}     # {assignment id: (solution namespace, cases, results with the references)}
+# notebooks whose self-check makes no reference call by design, and why
+WITHOUT_PUBLIC_CASES = {"09_mnist": "the grader's forward pass on the student's trained parameters "
+                                    "runs only when grading; the self-check takes the network's own"}
 
 
 def mutants_of(assignment) -> list:
@@ -70,7 +73,8 @@ def test_replayed_public_cases_give_the_verdicts_and_messages_of_the_references(
                                                                                 program):
     assignment = COURSE.assignment(assignment_id)
     solution, cases, solution_results = recorded(assignment)
-    assert cases, f"the checks of {assignment_id} made no reference call on the solution"
+    assert bool(cases) != (assignment_id in WITHOUT_PUBLIC_CASES), (
+        f"the checks of {assignment_id} made {len(cases)} reference calls on the solution")
     if program == "solution":
         namespace, real = solution, solution_results
         assert all(r["status"] == "passed" for r in real), outcomes(real)
