@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import jupytext
 import nbformat
@@ -219,3 +220,61 @@ def _differences(got, expected) -> list:
     return [(student, key, str(got.get(student, {}).get(key))[:300])
             for student in expected for key in expected[student]
             if got.get(student, {}).get(key) != expected[student][key]]
+
+
+def _memory_cgroup():
+    """A new cgroup v1 memory controller folder under this process's own, or None."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            group = Path("/sys/fs/cgroup/memory") / path.lstrip("/") / f"autograder-oom-{os.getpid()}"
+            try:
+                group.mkdir()
+                (group / "memory.swappiness").write_text("0")
+                return group
+            except OSError:
+                return None
+    return None
+
+
+def test_the_main_process_killed_by_a_memory_limit_leaves_nothing_and_a_rerun_completes(baseline):
+    """The kernel's OOM killer ends the main process (it alone is moved into a cgroup with a
+    memory limit of one page, once its workers are running): nothing of the run is left, and a
+    rerun gives the uninterrupted results."""
+    submitted, expected, root = baseline
+    group = _memory_cgroup()
+    if group is None:
+        pytest.skip("no cgroup v1 memory controller to make a cgroup in (needs root)")
+    out = root / "oom"
+    try:
+        run = _grade(submitted, out)
+        deadline, kinds, table = time.monotonic() + 120, {}, {}
+        while time.monotonic() < deadline and run.poll() is None:
+            table = _table()
+            kinds = _run_processes(table, run.pid)
+            if kinds.get("sandbox"):
+                break
+            time.sleep(0.02)
+        assert kinds.get("sandbox"), run.stderr.read()
+        everything = [pid for pids in kinds.values() for pid in pids]
+        (group / "memory.limit_in_bytes").write_text("4096")   # its next new page is over
+        (group / "cgroup.procs").write_text(str(run.pid))
+        assert run.wait(timeout=600) == -signal.SIGKILL
+        oom_kills = [line for line in (group / "memory.oom_control").read_text().splitlines()
+                     if line.startswith("oom_kill ")]
+        deadline = time.monotonic() + 10
+        while _alive_of(table, everything) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = _alive_of(table, everything)
+        print(f"OOM-killed main process ({oom_kills}) among {len(everything)} processes: {len(left)} left")
+        assert left == []
+    finally:
+        for _ in range(50):
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+    rerun = _grade(submitted, out)
+    assert rerun.wait(timeout=600) == 0, rerun.stderr.read()
+    assert _differences(_results(out), expected) == [], "after the rerun"
