@@ -402,6 +402,7 @@ def _autograde(folder: Path, batch_root: Path):
     (folder / "scores.json").write_text(json.dumps(scores))
 
 
+@pytest.mark.slow      # nbgrader's own run of 61 notebooks: minutes (make test-slow; CI runs it)
 @pytest.mark.parametrize("batch", MODES[:1], indirect=True)
 def test_the_corpus_scores_the_same_under_nbgrader_autograde(batch, tmp_path_factory):
     """Every hostile and damaged notebook gets from `nbgrader autograde` the score `grade` gave
