@@ -1,0 +1,182 @@
+"""`python -m autograder gradescope ASSIGNMENT DIR`: the zip for Gradescope's "Zip file upload".
+Unpacked into a fake /autograder root (DP_GRADESCOPE_ROOT), its setup.sh (without the apt and
+pip installs, which the slow test runs) and run_autograder run as Gradescope runs them, and the
+results.json they write is validated against a JSON Schema written from Gradescope's documented
+fields (autograder/platforms/schemas/gradescope-results.schema.json)."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from autograder.grade import grading_seed
+from autograder.platforms import gradescope
+from tests.grading import COURSE, ROOT, exercise_path, notebook_from_source, solution_source
+
+ASSIGNMENT = "01_scalar_autodiff"
+SCHEMA = json.loads((ROOT / "autograder/platforms/schemas/gradescope-results.schema.json").read_text())
+METADATA = {"id": 123456, "created_at": "2026-10-05T22:10:00.000000+01:00",
+            "assignment": {"title": "Scalar automatic differentiation", "total_points": "10.0"},
+            "users": [{"email": "ada@example.org", "id": 1234, "name": "Ada Lovelace"}]}
+
+
+def validate(results):
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.Draft202012Validator(SCHEMA).validate(results)
+
+
+def fake_root(folder: Path, archive: Path) -> Path:
+    """/autograder as Gradescope lays it out: source/ (the zip), run_autograder, results/."""
+    root = folder / "autograder"
+    gradescope.extract(archive, root / "source")
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "results").mkdir()
+    return root
+
+
+def environment(root: Path, **extra) -> dict:
+    return dict(os.environ, DP_GRADESCOPE_ROOT=str(root), DP_GRADESCOPE_PYTHON=sys.executable, **extra)
+
+
+def submit(root: Path, notebook: Path, metadata=METADATA):
+    """A new submission in the same container: the old one and its results gone."""
+    for folder in ("submission", "results"):
+        shutil.rmtree(root / folder, ignore_errors=True)
+        (root / folder).mkdir()
+    shutil.copy(notebook, root / "submission" / notebook.name)
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    run = subprocess.run([str(root / "run_autograder")], cwd=root, env=environment(root),
+                         capture_output=True, text=True, timeout=300)
+    results = root / "results" / "results.json"
+    return run, json.loads(results.read_text()) if results.exists() else None
+
+
+@pytest.fixture(scope="module")
+def container(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gradescope")
+    archive = gradescope.build(ASSIGNMENT, folder / "out")
+    root = fake_root(folder, archive)
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root,
+                           env=environment(root, DP_GRADESCOPE_SKIP_INSTALL="1"),
+                           capture_output=True, text=True, timeout=120)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    solution = notebook_from_source(solution_source(ASSIGNMENT), folder / "scalar_autodiff.ipynb")
+    graded = {"solution": submit(root, solution), "stub": submit(root, exercise_path(ASSIGNMENT))}
+    return {"archive": archive, "root": root, "setup": setup, **graded}
+
+
+def test_zip_has_setup_and_run_autograder_at_its_root_with_the_grader_and_nothing_else(container):
+    names = zipfile.ZipFile(container["archive"]).namelist()
+    assert {"setup.sh", "run_autograder", "course.toml", "requirements.txt",
+            "autograder/grade.py", "autograder/checks/scalar_autodiff.py", "dp/__init__.py"} <= set(names)
+    assert not [n for n in names if n.split("/")[0] in ("solutions", "tests", "exercises", ".git")
+                or "__pycache__" in n]
+
+
+def test_the_seed_and_the_checks_are_for_root_alone_in_the_container(container):
+    source = container["root"] / "source"
+    assert stat.S_IMODE((source / "course.toml").stat().st_mode) == 0o600
+    for folder in ("checks", "references"):
+        assert stat.S_IMODE((source / "autograder" / folder).stat().st_mode) == 0o700
+    assert os.access(container["root"] / "run_autograder", os.X_OK)
+    assert "sealed sandbox: available" in container["setup"].stdout
+
+
+def test_the_solution_earns_every_point_in_results_json_as_gradescope_documents_it(container):
+    run, results = container["solution"]
+    assert run.returncode == 0, run.stdout + run.stderr
+    validate(results)
+    tasks = COURSE.assignment(ASSIGNMENT).tasks
+    assert results["score"] == sum(t.points for t in tasks) == 10
+    assert [(t["name"], t["score"], t["max_score"], t["status"], t["visibility"])
+            for t in results["tests"]] == [(f"{t.title} ({t.id})", t.points, t.points, "passed", "visible")
+                                           for t in tasks]
+    assert 0 <= results["execution_time"] < 300
+    assert "leaderboard" not in results       # 01 measures no accuracy
+
+
+def test_the_stub_fails_each_task_and_says_why_to_the_student(container):
+    run, results = container["stub"]
+    assert run.returncode == 0, run.stdout + run.stderr
+    validate(results)
+    assert results["score"] == 0
+    for test in results["tests"]:
+        assert test["status"] == "failed" and test["score"] == 0
+        assert "NotImplementedError" in test["output"] and test["visibility"] == "visible"
+    assert "ada@example.org" in run.stdout       # the table for the instructor (stdout)
+
+
+def test_no_seed_reaches_what_the_student_sees(container):
+    seeds = {COURSE.grading_seed, grading_seed(COURSE, "ada@example.org", ASSIGNMENT)}
+    for key in ("solution", "stub"):
+        run, results = container[key]
+        shown = json.dumps(results) + run.stdout
+        assert not [s for s in seeds if str(s) in shown]
+        assert not [s for s in seeds if str(s) in (container["root"] / "results" / "results.json").read_text()]
+
+
+def test_the_student_is_told_from_the_submission_metadata():
+    group = {"users": [{"email": "zoe@example.org"}, {"email": "ada@example.org"}], "id": 9}
+    assert gradescope.student_of(group) == "ada@example.org+zoe@example.org"
+    assert gradescope.student_of({"id": 9, "users": []}) == "submission-9"
+    assert gradescope.student_of({}) == "student"
+
+
+def test_a_task_measuring_accuracy_goes_on_the_leaderboard():
+    task = {"id": "mnist_accuracy", "title": "test accuracy", "points": 7.5, "max_points": 10.0,
+            "status": "failed", "message": "accuracy 0.87 is below 0.90", "checks": [],
+            "metrics": {"accuracy": 0.87}}
+    result = {"assignment": "09_mnist", "score": 7.5, "max_score": 10.0, "tasks": [task],
+              "flags": [], "cell_errors": [], "output": "", "status": "graded"}
+    results = gradescope.results_json(result, 42.4)
+    validate(results)
+    assert results["leaderboard"] == [{"name": "test accuracy", "value": 0.87}]
+    assert results["execution_time"] == 42 and "accuracy = 0.87" in results["tests"][0]["output"]
+
+
+def test_the_schema_refuses_what_gradescope_does_not_document():
+    bad = [{"tests": [{"name": "x", "points": 1}]},                   # PrairieLearn's spelling
+           {"score": 1, "tests": [{"score": 1, "status": "error"}]},  # statuses: passed, failed
+           {"score": 1, "visibility": "public"},
+           {"tests": [{"name": "no score anywhere"}]},
+           {"score": 1, "leaderboard": [{"name": "Accuracy"}]}]
+    for results in bad:
+        with pytest.raises(jsonschema.ValidationError):
+            validate(results)
+
+
+def test_without_a_sandbox_nothing_is_written_and_gradescope_sees_an_autograder_error(tmp_path, monkeypatch, capsys):
+    from autograder import seal
+    monkeypatch.setattr(seal, "unavailable", lambda: "bubblewrap cannot create namespaces here (test)")
+    (tmp_path / "submission").mkdir()
+    assert gradescope.run(tmp_path, ASSIGNMENT) == 2
+    assert not (tmp_path / "results" / "results.json").exists()
+    assert "cannot seal submissions" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_setup_sh_installs_a_python_and_bubblewrap_and_the_container_grades(tmp_path):
+    """The whole setup.sh, as Gradescope runs it when it builds the image (apt-get as root,
+    a venv with the pinned packages from PyPI): minutes, and a network."""
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        pytest.skip("setup.sh installs with apt-get as root, as on Gradescope's Ubuntu image")
+    root = fake_root(tmp_path, gradescope.build(ASSIGNMENT, tmp_path / "out"))
+    env = {k: v for k, v in environment(root).items() if k != "DP_GRADESCOPE_PYTHON"}
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=1800)
+    assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
+    assert (root / "venv" / "bin" / "python").exists()
+    (root / "submission").mkdir()
+    shutil.copy(exercise_path(ASSIGNMENT), root / "submission")
+    run = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    validate(results)
+    assert results["score"] == 0 and len(results["tests"]) == 4
