@@ -86,6 +86,11 @@ def _gradescope(args):
     return cli(args)
 
 
+def _prairielearn(args):
+    from .platforms.prairielearn import cli
+    return cli(args)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     parser.add_argument("--course", help="course.toml to use (default: the repository's)")
@@ -156,6 +161,15 @@ def main(argv=None) -> int:
     gradescope.add_argument("assignment", help="assignment id (course.toml)")
     gradescope.add_argument("directory", type=Path, help="where to write gradescope-ASSIGNMENT.zip")
     gradescope.set_defaults(run=_gradescope)
+
+    prairielearn = commands.add_parser(
+        "prairielearn", help="write a PrairieLearn question and its external grader")
+    prairielearn.add_argument("assignment", help="assignment id (course.toml)")
+    prairielearn.add_argument("directory", type=Path, help="the PrairieLearn course folder")
+    prairielearn.add_argument("--image", required=True,
+                              help="the grader's Docker image, built from the Dockerfile written "
+                                   "into serverFilesCourse/dp_autograder/ (e.g. yourorg/dp-grader)")
+    prairielearn.set_defaults(run=_prairielearn)
 
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)   # like Ctrl-C: stop cleanly

@@ -1,0 +1,131 @@
+"""`python -m autograder prairielearn ASSIGNMENT DIR --image NAME`: a PrairieLearn question with
+its external grader. The grader folder is laid out as PrairieLearn lays out a grading job
+(/grade/serverFilesCourse, /grade/student, /grade/data/data.json; DP_PRAIRIELEARN_ROOT), its
+run.sh runs as PrairieLearn runs the entrypoint, and results.json is validated against a JSON
+Schema written from PrairieLearn's documented fields
+(autograder/platforms/schemas/prairielearn-results.schema.json)."""
+import json
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from autograder.grade import grading_seed
+from autograder.platforms import prairielearn
+from tests.grading import COURSE, ROOT, notebook_from_source, solution_source
+
+ASSIGNMENT = "01_scalar_autodiff"
+IMAGE = "example/dp-grader:1"
+SCHEMA = json.loads((ROOT / "autograder/platforms/schemas/prairielearn-results.schema.json").read_text())
+DATA = {"params": {}, "correct_answers": {}, "submitted_answers": {}, "variant_seed": 8675309}
+
+
+def validate(results):
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.Draft202012Validator(SCHEMA).validate(results)
+
+
+def grade_job(course: Path, job: Path, files=()):
+    """A grading job as PrairieLearn makes one, and its entrypoint run as info.json says."""
+    info = json.loads((course / "questions" / ASSIGNMENT / "info.json").read_text())
+    options = info["externalGradingOptions"]
+    for folder in options["serverFilesCourse"]:
+        shutil.copytree(course / "serverFilesCourse" / folder, job / "serverFilesCourse" / folder)
+    (job / "student").mkdir(parents=True)
+    for file in files:
+        shutil.copy(file, job / "student" / Path(file).name)
+    (job / "data").mkdir()
+    (job / "data" / "data.json").write_text(json.dumps(DATA))
+    command = shlex.split(options["entrypoint"].replace("/grade", str(job), 1))
+    run = subprocess.run(command, cwd=job, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, DP_PRAIRIELEARN_ROOT=str(job),
+                                  DP_PRAIRIELEARN_PYTHON=sys.executable))
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run, json.loads((job / "results" / "results.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("prairielearn")
+    prairielearn.build(ASSIGNMENT, folder / "course", IMAGE)
+    return folder / "course"
+
+
+@pytest.fixture(scope="module")
+def solution(course, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("job")
+    notebook = notebook_from_source(solution_source(ASSIGNMENT), folder / "scalar_autodiff.ipynb")
+    return grade_job(course, folder / "grade", [notebook])
+
+
+def test_the_question_folder_is_laid_out_as_prairielearn_documents(course):
+    question = course / "questions" / ASSIGNMENT
+    info = json.loads((question / "info.json").read_text())
+    assert info["gradingMethod"] == "External" and info["type"] == "v3"
+    options = info["externalGradingOptions"]
+    assert options == {"enabled": True, "image": IMAGE, "serverFilesCourse": ["dp_autograder/"],
+                       "entrypoint": f"/grade/serverFilesCourse/dp_autograder/run.sh {ASSIGNMENT}",
+                       "timeout": 180}
+    assert '<pl-file-upload file-names="scalar_autodiff.ipynb">' in (question / "question.html").read_text()
+    grader = course / "serverFilesCourse" / "dp_autograder"
+    assert {"run.sh", "Dockerfile", "course.toml", "requirements.txt", "autograder", "dp"} <= \
+        {p.name for p in grader.iterdir()}
+    # the same question, built again, keeps its uuid (PrairieLearn's identity of a question)
+    assert info["uuid"] == prairielearn.question_info(COURSE.assignment(ASSIGNMENT), IMAGE)["uuid"]
+
+
+def test_the_solution_scores_one_with_a_test_per_task_and_its_figure(solution):
+    run, results = solution
+    validate(results)
+    assert results["gradable"] is True and results["score"] == 1.0
+    tasks = COURSE.assignment(ASSIGNMENT).tasks
+    assert [(t["name"], t["points"], t["max_points"]) for t in results["tests"]] == \
+        [(t.title, t.points, t.points) for t in tasks]
+    assert results["images"] and results["images"][0]["url"].startswith("data:image/png;base64,")
+    assert len(json.dumps(results)) < prairielearn.MAX_BYTES
+
+
+def test_the_seed_is_root_only_in_the_job_and_never_in_its_results(solution, course):
+    run, results = solution
+    seeds = {COURSE.grading_seed, grading_seed(COURSE, "variant-8675309", ASSIGNMENT)}
+    assert not [s for s in seeds if str(s) in json.dumps(results) + run.stdout]
+    assert "variant-8675309" in run.stdout
+
+
+def test_the_job_makes_the_seed_root_only(tmp_path, course):
+    run, results = grade_job(course, tmp_path / "grade")       # nothing submitted: not graded
+    grader = tmp_path / "grade" / "serverFilesCourse" / "dp_autograder"
+    assert stat.S_IMODE((grader / "course.toml").stat().st_mode) == 0o600
+    assert stat.S_IMODE((grader / "autograder" / "checks").stat().st_mode) == 0o700
+    validate(results)
+    assert results["gradable"] is False and "no notebook" in results["format_errors"][0]
+
+
+def test_partial_credit_is_a_fraction_and_figures_stop_at_one_megabyte():
+    task = {"id": "t", "title": "T", "points": 1.5, "max_points": 3.0, "status": "failed",
+            "message": "off by one", "metrics": {}, "checks": []}
+    result = {"assignment": "x", "status": "graded", "score": 1.5, "max_score": 6.0,
+              "tasks": [task, dict(task, id="u")], "flags": [], "cell_errors": [], "output": ""}
+    png = b"\x89PNG\r\n\x1a\n" + bytes(400_000)
+    results = prairielearn.results_json(result, [png, png, png])
+    validate(results)
+    assert results["score"] == 0.25
+    assert len(results["images"]) == 1 and "left out" in results["message"]
+    assert len(json.dumps(results)) < prairielearn.MAX_BYTES
+
+
+def test_the_schema_refuses_what_prairielearn_does_not_document():
+    bad = [{"score": 7.0},                                   # points, not a fraction
+           {"gradable": True},                                # no score
+           {"gradable": False},                               # no format_errors
+           {"score": 1, "tests": [{"name": "x", "max_score": 1}]},   # Gradescope's spelling
+           {"score": 1, "images": [{"url": "http://example.org/a.png"}]}]
+    for results in bad:
+        with pytest.raises(jsonschema.ValidationError):
+            validate(results)
