@@ -10,6 +10,15 @@ from pathlib import Path
 def _grade(args):
     from . import report
     from .grade import grade_all
+    if args.export:
+        from .course import CourseError
+        from .platforms import lms
+        if not args.roster:
+            raise CourseError("--export needs --roster FILE: the students' names and the ids "
+                              "the LMS matches them by (docs/INSTRUCTORS.md, Grades into Canvas "
+                              "or Moodle)")
+        for kind in args.export:          # a bad roster stops here, before hours of grading
+            lms.check_identity(kind, lms.read_roster(args.roster), args.roster)
     results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
                         course_path=args.course, progress=not args.quiet,
                         executor=args.executor, scheduler=args.scheduler,
@@ -25,6 +34,14 @@ def _grade(args):
         skipped = f" ({len(results) - count} row(s) without a submission skipped)" \
             if count < len(results) else ""
         print(f"gradebook: {count} submission(s) written to {args.gradebook}{skipped}")
+    for kind in args.export or []:
+        from .course import load_course
+        path, strangers = lms.export(kind, args.out, load_course(args.course), args.roster,
+                                     args.missing)
+        print(f"{kind}:   {path}")
+        if strangers:
+            print(f"warning: not on the roster, so not in {path.name}: {', '.join(strangers)}",
+                  file=sys.stderr)
     return 0
 
 
@@ -111,6 +128,14 @@ def main(argv=None) -> int:
     grade.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
     grade.add_argument("--gradebook", metavar="URL",
                        help="also write the grades into this nbgrader gradebook (sqlite:///path/gradebook.db)")
+    grade.add_argument("--export", action="append", choices=["canvas", "moodle"],
+                       help="also write OUT/canvas.csv or OUT/moodle.csv, the LMS's grade import "
+                            "(repeatable; needs --roster)")
+    grade.add_argument("--roster", metavar="FILE",
+                       help="CSV: student (as in submitted/), name, email, canvas_id, "
+                            "sis_user_id, sis_login_id, section, id_number")
+    grade.add_argument("--missing", choices=["blank", "zero"], default="blank",
+                       help="a roster student without a submission: blank cell (default) or 0")
     _add_isolation_option(grade)
     grade.set_defaults(run=_grade)
 

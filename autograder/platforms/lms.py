@@ -1,0 +1,141 @@
+"""Grades into a learning management system: Canvas's gradebook import CSV and Moodle's grade
+import CSV, from the results in a graded folder and a roster (`grade --export canvas|moodle
+--roster FILE`).
+
+The roster is a CSV with a header row. `student` (the id the grader knows: the folder name in
+nbgrader's submitted/, or the notebook's name) is required; the others are copied into the
+columns the platforms match students by:
+
+  student, name, email, canvas_id, sis_user_id, sis_login_id, section, id_number
+
+Canvas (Grades > Import) matches a row by its ID, SIS User ID or SIS Login ID; it reads the
+columns Student, ID, SIS User ID, SIS Login ID, Section, then one column per assignment. A
+column named "Title (123)" updates Canvas's assignment 123; a plain title makes a new
+assignment, whose points are read from the "Points Possible" row. Moodle (Grade administration >
+Import > CSV file) matches a row by the column the instructor maps to the user ("Email address"
+to email, or "ID number" to idnumber), and each further column to a grade item.
+
+A student of the roster without a submission gets 0 or a blank cell (`missing`: "zero" or
+"blank"); a graded student missing from the roster cannot be imported and is named in a
+warning. Every cell is quoted as CSV requires (RFC 4180: commas, quotes and line breaks
+survive), and the file is UTF-8.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from .. import report
+from ..course import CourseError
+
+ROSTER_COLUMNS = ("student", "name", "email", "canvas_id", "sis_user_id", "sis_login_id",
+                  "section", "id_number")
+CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+MOODLE_IDENTITY = ("Full name", "Email address", "ID number")
+POINTS_POSSIBLE = "Points Possible"
+FORMATS = ("canvas", "moodle")
+MISSING = {"zero": "0", "blank": ""}
+
+
+def read_roster(path) -> list:
+    """The roster's rows as dicts with every column of ROSTER_COLUMNS ("" where absent)."""
+    path = Path(path)
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f)
+            header = [h.strip() for h in reader.fieldnames or []]
+            rows = [{k.strip(): (v or "").strip() for k, v in row.items() if k} for row in reader]
+    except FileNotFoundError:
+        raise CourseError(f"{path}: roster not found") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise CourseError(f"{path}: not a UTF-8 CSV file ({error})") from None
+    if "student" not in header:
+        raise CourseError(f"{path}: the roster needs a 'student' column (the student id as in "
+                          f"submitted/); its columns may be: {', '.join(ROSTER_COLUMNS)}")
+    unknown = [h for h in header if h not in ROSTER_COLUMNS]
+    if unknown:
+        raise CourseError(f"{path}: unknown roster column(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(ROSTER_COLUMNS)})")
+    seen = set()
+    for number, row in enumerate(rows, 2):
+        if not row.get("student"):
+            raise CourseError(f"{path}, line {number}: no student id")
+        if row["student"] in seen:
+            raise CourseError(f"{path}, line {number}: student {row['student']!r} listed twice")
+        seen.add(row["student"])
+    return [{c: row.get(c, "") for c in ROSTER_COLUMNS} for row in rows]
+
+
+def _assignments(results, course) -> list:
+    present = {r["assignment"] for r in results}
+    return [a for a in course.assignments if a.id in present]
+
+
+def _score(result, missing) -> str:
+    if result is None or report.status(result) == "missing":
+        return MISSING[missing]
+    return f"{result['score']:g}"
+
+
+def _table(results, course, roster, missing) -> tuple:
+    """(assignments, [(roster row, [cell per assignment])], [graded students not on the roster])."""
+    assignments = _assignments(results, course)
+    scores = {(r["student"], r["assignment"]): r for r in results}
+    rows = [(person, [_score(scores.get((person["student"], a.id)), missing) for a in assignments])
+            for person in roster]
+    listed = {p["student"] for p in roster}
+    strangers = sorted({r["student"] for r in results} - listed)
+    return assignments, rows, strangers
+
+
+def canvas_column(assignment) -> str:
+    return assignment.title
+
+
+def canvas_csv(results, course, roster, missing="blank") -> tuple:
+    """(Canvas gradebook import CSV text, students not on the roster)."""
+    assignments, rows, strangers = _table(results, course, roster, missing)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    writer.writerow([*CANVAS_IDENTITY, *(canvas_column(a) for a in assignments)])
+    writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(f"{a.max_score:g}" for a in assignments)])
+    for person, cells in rows:
+        writer.writerow([person["name"] or person["student"], person["canvas_id"],
+                         person["sis_user_id"], person["sis_login_id"], person["section"], *cells])
+    return buffer.getvalue(), strangers
+
+
+def moodle_csv(results, course, roster, missing="blank") -> tuple:
+    """(Moodle grade import CSV text, students not on the roster)."""
+    assignments, rows, strangers = _table(results, course, roster, missing)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    writer.writerow([*MOODLE_IDENTITY, *(a.title for a in assignments)])
+    for person, cells in rows:
+        writer.writerow([person["name"] or person["student"], person["email"], person["id_number"],
+                         *cells])
+    return buffer.getvalue(), strangers
+
+
+def check_identity(kind, roster, path) -> None:
+    """Refuse a roster by which the platform could not match a single row."""
+    needed = {"canvas": ("canvas_id", "sis_user_id", "sis_login_id"),
+              "moodle": ("email", "id_number")}[kind]
+    bare = [p["student"] for p in roster if not any(p[c] for c in needed)]
+    if bare:
+        raise CourseError(f"{path}: {kind.capitalize()} matches students by "
+                          f"{' or '.join(needed)}; these have none: {', '.join(bare[:10])}"
+                          + (f" and {len(bare) - 10} more" if len(bare) > 10 else ""))
+
+
+def export(kind, out, course, roster_path, missing="blank") -> tuple:
+    """Write OUT/<kind>.csv from the results in OUT; returns (its path, students not on the
+    roster)."""
+    roster = read_roster(roster_path)
+    check_identity(kind, roster, roster_path)
+    results = report.load_results(out)
+    text, strangers = (canvas_csv if kind == "canvas" else moodle_csv)(results, course, roster, missing)
+    path = Path(out) / f"{kind}.csv"
+    report.atomic_write(path, text)
+    return path, strangers
