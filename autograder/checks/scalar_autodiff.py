@@ -90,9 +90,10 @@ def operand_gradients(parents, operands, what) -> list:
     flow[0], ends[0] = 1.0, True
     for _ in range(n):
         grads += flow
+        on_path = ends[child]                  # the edges leaving the ends of these paths
         step, flow = flow, np.zeros(n)
-        np.add.at(flow, parent, local * step[child])
-        ends = np.isin(np.arange(n), parent[ends[child]])
+        np.add.at(flow, parent[on_path], local[on_path] * step[child[on_path]])
+        ends = np.isin(np.arange(n), parent[on_path])
         if not ends.any():
             break
     assert not ends.any(), f"{what}: the probe's graph has a cycle"
