@@ -194,7 +194,8 @@ def test_value_is_the_maximum_of_each_window(submission, rng, public, metrics):
             f"maxpool1d must return a Node (made with custom_op), not a {out.get('type')}")
         _compare(out["value"], ref.pool(x, n, g)["value"], "maxpool1d(x, n)",
                  _pool_context(x, n), metrics,
-                 candidates={"the minimum of each window": _hint(ref.hint.pool(-x, n, g), "value", -1)})
+                 candidates={"the minimum of each window":
+                             _hint(ref.hint.pool(-x, n, g), "value", -1)})
 
 
 @pytest.mark.task("maxpool_grad")
@@ -209,7 +210,8 @@ def test_gradient_goes_to_the_maximum_of_each_window_only(submission, rng, publi
                              everywhere,
                              "g shared among the window (average pooling); the maximum gets all":
                              everywhere / n,
-                             "g sent to the minimum of each window": _hint(ref.hint.pool(-x, n, g), "x")})
+                             "g sent to the minimum of each window":
+                             _hint(ref.hint.pool(-x, n, g), "x")})
 
 
 # -- histogram_classifier -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import pytest
 
 from autograder import references
 from autograder.checking import probe
+from autograder.probes.recurrent_networks import MAX_UNITS
 from dp import relative_error
 
 ref = references.of(__name__)
@@ -253,9 +254,6 @@ def test_the_adding_problem_is_learned(submission, rng, assignment, metrics):
         f"{what} must return {targets.size} numbers, one per sequence; it returned "
         f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
     assert_learned(predicted, targets, what, assignment, metrics, "mse")
-
-
-MAX_UNITS = 256        # the widest cell the grader runs (the notebook's has 16 units)
 
 
 def model_shapes(k: int) -> dict:
