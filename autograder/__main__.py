@@ -19,6 +19,8 @@ def _grade(args):
                               "or Moodle)")
         for kind in args.export:          # a bad roster stops here, before hours of grading
             lms.check_identity(kind, lms.read_roster(args.roster), args.roster)
+        from .course import load_course
+        lms.parse_canvas_ids(args.canvas_assignment, load_course(args.course))
     results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
                         course_path=args.course, progress=not args.quiet,
                         executor=args.executor, scheduler=args.scheduler,
@@ -36,8 +38,9 @@ def _grade(args):
         print(f"gradebook: {count} submission(s) written to {args.gradebook}{skipped}")
     for kind in args.export or []:
         from .course import load_course
-        path, strangers = lms.export(kind, args.out, load_course(args.course), args.roster,
-                                     args.missing)
+        course = load_course(args.course)
+        path, strangers = lms.export(kind, args.out, course, args.roster, args.missing,
+                                     lms.parse_canvas_ids(args.canvas_assignment, course))
         print(f"{kind}:   {path}")
         if strangers:
             print(f"warning: not on the roster, so not in {path.name}: {', '.join(strangers)}",
@@ -136,6 +139,9 @@ def main(argv=None) -> int:
                             "sis_user_id, sis_login_id, section, id_number")
     grade.add_argument("--missing", choices=["blank", "zero"], default="blank",
                        help="a roster student without a submission: blank cell (default) or 0")
+    grade.add_argument("--canvas-assignment", action="append", metavar="ASSIGNMENT=NUMBER",
+                       help="the Canvas assignment that an assignment's column updates "
+                            "(repeatable; default: a new Canvas assignment of its title)")
     _add_isolation_option(grade)
     grade.set_defaults(run=_grade)
 

@@ -115,3 +115,14 @@ def test_grade_export_without_a_roster_stops_before_grading(tmp_path):
     run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(tmp_path),
                           "--export", "canvas"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "--export needs --roster" in run.stderr
+
+
+def test_a_canvas_assignment_named_by_its_number_is_updated_not_made_anew(graded):
+    out, roster = graded
+    ids = lms.parse_canvas_ids([f"{SECOND.id}=4521"], COURSE)
+    path, _ = lms.export("canvas", out, COURSE, roster, canvas_ids=ids)
+    assert read_both(path)[0][5:] == [FIRST.title, f"{SECOND.title} (4521)"]
+    with pytest.raises(CourseError, match="expected ASSIGNMENT=NUMBER"):
+        lms.parse_canvas_ids([f"{SECOND.id}=abc"], COURSE)
+    with pytest.raises(CourseError, match="unknown assignment 'nope'"):
+        lms.parse_canvas_ids(["nope=1"], COURSE)

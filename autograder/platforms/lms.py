@@ -11,7 +11,8 @@ columns the platforms match students by:
 Canvas (Grades > Import) matches a row by its ID, SIS User ID or SIS Login ID; it reads the
 columns Student, ID, SIS User ID, SIS Login ID, Section, then one column per assignment. A
 column named "Title (123)" updates Canvas's assignment 123; a plain title makes a new
-assignment, whose points are read from the "Points Possible" row. Moodle (Grade administration >
+assignment, whose points are read from the "Points Possible" row (`--canvas-assignment
+01_scalar_autodiff=123` names the Canvas assignment of a course assignment). Moodle (Grade administration >
 Import > CSV file) matches a row by the column the instructor maps to the user ("Email address"
 to email, or "ID number" to idnumber), and each further column to a grade item.
 
@@ -89,16 +90,31 @@ def _table(results, course, roster, missing) -> tuple:
     return assignments, rows, strangers
 
 
-def canvas_column(assignment) -> str:
-    return assignment.title
+def canvas_column(assignment, canvas_ids) -> str:
+    """"Title (123)" for Canvas's assignment 123 (as Canvas's own export names it), else the
+    title alone (Canvas makes a new assignment of it)."""
+    number = canvas_ids.get(assignment.id)
+    return f"{assignment.title} ({number})" if number else assignment.title
 
 
-def canvas_csv(results, course, roster, missing="blank") -> tuple:
+def parse_canvas_ids(pairs, course) -> dict:
+    """{assignment id: Canvas assignment id} from ["01_scalar_autodiff=12345", ...]."""
+    ids = {}
+    for pair in pairs or []:
+        name, _, number = pair.partition("=")
+        if not number.strip().isdigit():
+            raise CourseError(f"--canvas-assignment {pair!r}: expected ASSIGNMENT=NUMBER, the "
+                              "number of the assignment in Canvas (its address ends in it)")
+        ids[course.assignment(name.strip()).id] = number.strip()
+    return ids
+
+
+def canvas_csv(results, course, roster, missing="blank", canvas_ids=None) -> tuple:
     """(Canvas gradebook import CSV text, students not on the roster)."""
     assignments, rows, strangers = _table(results, course, roster, missing)
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
-    writer.writerow([*CANVAS_IDENTITY, *(canvas_column(a) for a in assignments)])
+    writer.writerow([*CANVAS_IDENTITY, *(canvas_column(a, canvas_ids or {}) for a in assignments)])
     writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(f"{a.max_score:g}" for a in assignments)])
     for person, cells in rows:
         writer.writerow([person["name"] or person["student"], person["canvas_id"],
@@ -129,13 +145,16 @@ def check_identity(kind, roster, path) -> None:
                           + (f" and {len(bare) - 10} more" if len(bare) > 10 else ""))
 
 
-def export(kind, out, course, roster_path, missing="blank") -> tuple:
+def export(kind, out, course, roster_path, missing="blank", canvas_ids=None) -> tuple:
     """Write OUT/<kind>.csv from the results in OUT; returns (its path, students not on the
-    roster)."""
+    roster). `canvas_ids`: {assignment id: Canvas assignment id} (Canvas only)."""
     roster = read_roster(roster_path)
     check_identity(kind, roster, roster_path)
     results = report.load_results(out)
-    text, strangers = (canvas_csv if kind == "canvas" else moodle_csv)(results, course, roster, missing)
+    if kind == "canvas":
+        text, strangers = canvas_csv(results, course, roster, missing, canvas_ids)
+    else:
+        text, strangers = moodle_csv(results, course, roster, missing)
     path = Path(out) / f"{kind}.csv"
     report.atomic_write(path, text)
     return path, strangers
