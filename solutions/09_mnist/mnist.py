@@ -37,8 +37,9 @@
 #
 # In between, the points rise linearly: 0.89 on the subset earns 9 of the 10 points.
 #
-# Ordinary setups reach the bar. On the subset, trained as below (Adam, `lr=1e-3`,
-# `batch_size=128`), the test accuracy over three seeds (lowest / mean / highest) is:
+# Ordinary setups reach the bar. On the subset, with ReLU hidden layers, a linear last layer and
+# `dp.Adam` (`lr=1e-3`, `batch_size=128`), the test accuracy over three seeds (lowest / mean /
+# highest) is:
 #
 # | network | 300 steps | 600 steps |
 # |---|---|---|
