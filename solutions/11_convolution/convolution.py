@@ -318,7 +318,8 @@ plt.show()
 # `dp.binary_cross_entropy(f, y)` is exactly this, averaged over the batch.
 #
 # `HistogramNet` is given its parameters; keep their names and the architecture: the grader
-# evaluates your adversarial inputs (section 5) by recomputing $f$ from your trained parameters.
+# grades the trained classifier, and evaluates your adversarial inputs (section 5), by computing
+# $f$ with its own forward pass of this network from your trained parameters.
 # Write `forward` and `loss`:
 #
 # * use `dp`'s own ops, `x.conv1d(k)` and `.maxpool1d(2)` — the same as yours — so that a slip in
@@ -361,7 +362,8 @@ class HistogramNet(Model):
 # Train `net` with `dp.Adam` on mini-batches of 100 histograms, and keep the loss of every step
 # in `loss_hist` (`optimizer.train(..., err_hist=True)` returns it). A few thousand steps take a
 # few seconds; aim for a test accuracy of at least 0.99 — the grader requires **0.99** on its own
-# test histograms.
+# test histograms, both from `predict` and from its own forward pass with `net`'s trained
+# parameters (so `predict` must use the trained `net`).
 
 # %%
 dp.seed(0)
