@@ -15,6 +15,7 @@ import json
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 from . import executors, report, seal
@@ -285,6 +286,7 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     if not sealed:
         result["flags"].append("graded without isolation (--no-isolation): trusted work only")
     sandbox = Sandbox(cells, assignment, protect, sealed=sealed)
+    start = time.monotonic()
     try:
         sandbox.start()
         errors = [e for e in sandbox.report.get("errors", [])[:50] if isinstance(e, dict)]
@@ -307,6 +309,9 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
         result["tasks"] = _all_tasks(assignment, status, str(error))
     finally:
         sandbox.close()
+        # Wall time of running the notebook and its checks: for the class report's slowest
+        # notebooks. The one field that differs when the same submission is graded twice.
+        result["seconds"] = round(time.monotonic() - start, 2)
         result["output"] = sandbox.captured_output       # its end is kept (report.CAPS)
         if sandbox.lost:
             result["lost"] = sandbox.lost     # not the submission's doing: _grade_job grades again

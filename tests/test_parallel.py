@@ -41,12 +41,14 @@ def _grade(*args, env=None):
 def _graded(out):
     """Everything a run wrote, by relative path: results, feedback pages, grades.csv. Results
     without `course_sha256`, which the main process adds (a digest of course.toml and of the
-    checks of every assignment, which may change while the suite runs, as a course grows)."""
+    checks of every assignment, which may change while the suite runs, as a course grows), and
+    without `seconds`, the time grading took."""
     graded = {}
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         text = path.read_text()
         if path.suffix == ".json":
-            text = {k: v for k, v in json.loads(text).items() if k != "course_sha256"}
+            text = {k: v for k, v in json.loads(text).items()
+                    if k not in ("course_sha256", "seconds")}
         graded[path.relative_to(out).as_posix()] = text
     return graded
 
