@@ -16,16 +16,18 @@ from autograder.platforms import lms
 from tests.grading import COURSE, ROOT
 
 ROSTER = [  # student, name, email, canvas_id, sis_user_id, sis_login_id, section, id_number
-    ("alice", 'Lovelace, Ada "the Countess"', "ada@example.org", "101", "S-1", "ada", "A, early", "0001"),
+    ("alice", 'Lovelace, Ada "the Countess"', "ada@example.org", "101", "S-1", "ada", "A, early",
+     "0001"),
     ("bob", "Babbage,\nCharles", "charles@example.org", "102", "S-2", "cb", "B", "0002"),
-    ("carol", "Carol Shaw", "carol@example.org", "103", "", "", "B", "0003"),     # submitted nothing
+    ("carol", "Carol Shaw", "carol@example.org", "103", "", "", "B", "0003"),  # nothing submitted
 ]
 FIRST, SECOND = COURSE.assignments[0], COURSE.assignments[1]
 
 
 def result(student, assignment, score, status="graded"):
     tasks = [{"id": t.id, "title": t.title, "points": 0.0, "max_points": t.points,
-              "status": "failed", "message": "", "metrics": {}, "checks": []} for t in assignment.tasks]
+              "status": "failed", "message": "", "metrics": {}, "checks": []}
+             for t in assignment.tasks]
     tasks[0]["points"] = score
     return {"student": student, "assignment": assignment.id, "title": assignment.title,
             "status": status, "message": "", "score": score, "max_score": assignment.max_score,
@@ -113,7 +115,8 @@ def test_grade_export_writes_the_csv_next_to_grades_csv(graded, tmp_path):
 
 def test_grade_export_without_a_roster_stops_before_grading(tmp_path):
     run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(tmp_path),
-                          "--export", "canvas"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          "--export", "canvas"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
     assert run.returncode == 2 and "--export needs --roster" in run.stderr
 
 

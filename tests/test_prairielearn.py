@@ -22,7 +22,8 @@ from tests.grading import COURSE, ROOT, notebook_from_source, solution_source
 
 ASSIGNMENT = "01_scalar_autodiff"
 IMAGE = "example/dp-grader:1"
-SCHEMA = json.loads((ROOT / "autograder/platforms/schemas/prairielearn-results.schema.json").read_text())
+SCHEMA = json.loads(
+    (ROOT / "autograder/platforms/schemas/prairielearn-results.schema.json").read_text())
 DATA = {"params": {}, "correct_answers": {}, "submitted_answers": {}, "variant_seed": 8675309}
 
 
@@ -72,7 +73,8 @@ def test_the_question_folder_is_laid_out_as_prairielearn_documents(course):
     assert options == {"enabled": True, "image": IMAGE, "serverFilesCourse": ["dp_autograder/"],
                        "entrypoint": f"/grade/serverFilesCourse/dp_autograder/run.sh {ASSIGNMENT}",
                        "timeout": 180}
-    assert '<pl-file-upload file-names="scalar_autodiff.ipynb">' in (question / "question.html").read_text()
+    html = (question / "question.html").read_text()
+    assert '<pl-file-upload file-names="scalar_autodiff.ipynb">' in html
     grader = course / "serverFilesCourse" / "dp_autograder"
     assert {"run.sh", "Dockerfile", "course.toml", "requirements.txt", "autograder", "dp"} <= \
         {p.name for p in grader.iterdir()}

@@ -80,7 +80,7 @@ python="${DP_GRADESCOPE_PYTHON:-$root/venv/bin/python}"
 cd "$source_dir"
 "$python" -c 'from autograder import seal
 reason = seal.unavailable()
-print("sealed sandbox: " + ("NOT AVAILABLE in this container: " + reason if reason else "available"))'
+print("sealed sandbox:", "NOT AVAILABLE in this container: " + reason if reason else "available")'
 """
 
 RUN = r"""#!/usr/bin/env bash
@@ -116,7 +116,8 @@ def build(assignment_id: str, directory, course_path=None) -> Path:
     with tempfile.TemporaryDirectory() as staging:
         staging = write_grader(Path(staging) / "source", course.path)
         (staging / "setup.sh").write_text(_setup_script())
-        (staging / "run_autograder").write_text(RUN.replace("__ASSIGNMENT__", shlex.quote(assignment_id)))
+        run_script = RUN.replace("__ASSIGNMENT__", shlex.quote(assignment_id))
+        (staging / "run_autograder").write_text(run_script)
         modes = {"setup.sh": 0o755, "run_autograder": 0o755, **grader_modes(staging)}
         tmp = target.with_name(f".{target.name}.tmp")
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -124,7 +125,8 @@ def build(assignment_id: str, directory, course_path=None) -> Path:
                 name = path.relative_to(staging).as_posix()
                 mode = modes.get(name, 0o755 if path.is_dir() else 0o644)
                 info = zipfile.ZipInfo(name + ("/" if path.is_dir() else ""), (2026, 1, 1, 0, 0, 0))
-                info.external_attr = ((stat.S_IFDIR if path.is_dir() else stat.S_IFREG) | mode) << 16
+                kind = stat.S_IFDIR if path.is_dir() else stat.S_IFREG
+                info.external_attr = (kind | mode) << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, b"" if path.is_dir() else path.read_bytes())
         os.replace(tmp, target)
@@ -164,7 +166,8 @@ def results_json(result: dict, seconds: float) -> dict:
     results = {"score": result["score"], "execution_time": round(seconds),
                "output": summary(result), "output_format": "text",
                "visibility": VISIBILITY, "tests": tests,
-               "extra_data": {"assignment": result["assignment"], "grader": result.get("grader", ""),
+               "extra_data": {"assignment": result["assignment"],
+                              "grader": result.get("grader", ""),
                               "status": result.get("status", "graded")}}
     board = [{"name": task.get("title") or task["id"], "value": task["metrics"][LEADERBOARD_METRIC]}
              for task in result["tasks"]

@@ -12,9 +12,10 @@ Canvas (Grades > Import) matches a row by its ID, SIS User ID or SIS Login ID; i
 columns Student, ID, SIS User ID, SIS Login ID, Section, then one column per assignment. A
 column named "Title (123)" updates Canvas's assignment 123; a plain title makes a new
 assignment, whose points are read from the "Points Possible" row (`--canvas-assignment
-01_scalar_autodiff=123` names the Canvas assignment of a course assignment). Moodle (Grade administration >
-Import > CSV file) matches a row by the column the instructor maps to the user ("Email address"
-to email, or "ID number" to idnumber), and each further column to a grade item.
+01_scalar_autodiff=123` names the Canvas assignment of a course assignment). Moodle (Grade
+administration > Import > CSV file) matches a row by the column the instructor maps to the
+user ("Email address" to email, or "ID number" to idnumber), and each further column to a grade
+item.
 
 A student of the roster without a submission gets 0 or a blank cell (`missing`: "zero" or
 "blank"); a graded student missing from the roster cannot be imported and is named in a

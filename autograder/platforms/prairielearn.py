@@ -102,13 +102,16 @@ def build(assignment_id: str, directory, image: str, course_path=None) -> Path:
     assignment = course.assignment(assignment_id)
     directory = Path(directory)
     grader = write_grader(directory / "serverFilesCourse" / FOLDER, course.path)
-    modes = "\n".join(f"chmod {mode:o} {shlex.quote(path)}" for path, mode in grader_modes(grader).items())
+    modes = "\n".join(f"chmod {mode:o} {shlex.quote(path)}"
+                      for path, mode in grader_modes(grader).items())
     (grader / "run.sh").write_text(RUN.replace("__FOLDER__", FOLDER).replace("__MODES__", modes))
     (grader / "run.sh").chmod(0o755)
-    (grader / "Dockerfile").write_text(DOCKERFILE.format(python=f"{sys.version_info[0]}.{sys.version_info[1]}"))
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    (grader / "Dockerfile").write_text(DOCKERFILE.format(python=python))
     question = directory / "questions" / assignment.id
     question.mkdir(parents=True, exist_ok=True)
-    (question / "info.json").write_text(json.dumps(question_info(assignment, image), indent=2) + "\n")
+    info = question_info(assignment, image)
+    (question / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     (question / "question.html").write_text(QUESTION.format(title=assignment.title,
                                                              notebook=assignment.notebook))
     return question
