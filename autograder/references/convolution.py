@@ -42,8 +42,8 @@ def classifier_f(params, x) -> np.ndarray:
     The one reference that takes a student's reply as argument: the trusted forward pass on the
     student's trained parameters (k1, k2, k3 (5,), hidden_W (18, 7), hidden_b (1, 7), out_W (7, 1),
     out_b (1, 1), their shapes checked before the call), and, for the attack, on the student's
-    path. Those cannot be recorded for every student, so the self-check in the bundle reports the
-    checks that call it as unchecked; grading checks them."""
+    path. No public case can hold it for every student, so the checks call it when grading only;
+    the self-check uses f as the student's net.forward gives it."""
     x = Node(np.asarray(x, dtype=float))
     pooled = [x.conv1d(params[k]).maxpool1d(2) for k in ("k1", "k2", "k3")]
     hidden = (dp.concatenate(pooled, axis=1) @ params["hidden_W"] + params["hidden_b"]).tanh()

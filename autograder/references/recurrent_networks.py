@@ -120,8 +120,8 @@ def adding_predictions(params, sequences) -> np.ndarray:
 
     The one reference that takes a student's reply as argument: the trusted forward pass on the
     student's trained parameters (W_x (2, k), W_h (k, k), b (1, k), W_y (k, 1), b_y (1, 1), their
-    shapes checked before the call). Those cannot be recorded for every student, so the self-check
-    in the bundle reports the check that calls it as unchecked; grading checks it."""
+    shapes checked before the call). No public case can hold it for every student, so the check
+    calls it when grading only; the self-check measures model.forward's own predictions."""
     x = np.asarray(sequences, dtype=float).transpose(1, 0, 2)
     h_last = _states(x, params, np.zeros((x.shape[1], params["W_h"].shape[0])))[-1]
     return (h_last @ params["W_y"] + params["b_y"]).reshape(-1)
