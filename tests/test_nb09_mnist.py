@@ -223,3 +223,10 @@ def test_batch_norm_dropout_and_float32_stacks_are_run_by_the_grader(dtype):
     assert result["metrics"]["graded_on"] == "parameters", result
     own = np.mean(predict_of(net)(data.x_test.astype(dtype)) == data.y_test)
     assert abs(result["metrics"]["accuracy"] - own) <= 0.002 and own > 0.7, (own, result)
+
+
+def test_a_network_too_large_to_send_is_graded_on_predict(monkeypatch, trained):
+    monkeypatch.setattr(probes, "MAX_WEIGHTS", 20_000)          # 784-32-10 has 25,450
+    result = grade({"net": trained, "predict": predict_of(trained)})
+    assert result["metrics"]["graded_on"] == ("predict(x), since net has 25,450 parameters, more "
+                                              "than the 20,000 that the grader reads"), result

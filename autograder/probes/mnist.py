@@ -9,7 +9,8 @@ from dp.model import BatchNorm, Dense, Dropout
 from .schema import AnyShape, Array, Either, Items, Number, Plain, Text
 
 MAX_LAYERS = 32
-MAX_WEIGHTS = 4_000_000          # per array: 784 x 5,000 fits
+MAX_WEIGHTS = 4_000_000          # parameters the grader reads (32 MB, within a reply's 64 MiB):
+                                 # 784-2000-1000-10 fits; a larger network is graded on predict
 INPUTS, OUTPUTS = 784, 10
 ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh", "softmax")   # those the grader's forward runs
 
@@ -83,6 +84,10 @@ def network(ns, images):
     problem = stack_problem(layers)
     if problem:
         return {"not_standard": f"net: {problem}"}
+    size = sum(np.size(v) for layer in layers for v in layer.values() if isinstance(v, np.ndarray))
+    if size > MAX_WEIGHTS:
+        return {"not_standard": f"net has {size:,} parameters, more than the {MAX_WEIGHTS:,} "
+                                f"that the grader reads"}
     try:
         with dp.no_grad():
             scores = net.eval().forward(images)
