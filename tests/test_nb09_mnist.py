@@ -230,3 +230,11 @@ def test_a_network_too_large_to_send_is_graded_on_predict(monkeypatch, trained):
     result = grade({"net": trained, "predict": predict_of(trained)})
     assert result["metrics"]["graded_on"] == ("predict(x), since net has 25,450 parameters, more "
                                               "than the 20,000 that the grader reads"), result
+
+
+def test_a_network_with_an_attribute_named_layers_is_read_all_the_same(trained):
+    net = MLP((32,))
+    net.set_param(trained.get_param())
+    net.layers = list(net.hidden) + [net.out]       # shadows Model.layers()
+    result = grade({"net": net, "predict": predict_of(trained)})
+    assert result["metrics"]["graded_on"] == "parameters", result

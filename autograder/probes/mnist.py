@@ -76,9 +76,12 @@ def network(ns, images):
     net = _model(ns)
     if net is None:
         return {"not_standard": "the notebook has no dp network named net"}
-    layers = [_layer(layer) for layer in net.layers()]
+    # each layer once, where it first appears (a list of the layers may name them again); by
+    # Model.layers, which an attribute named `layers` does not hide
+    found = list({id(layer): layer for layer in dp.Model.layers(net)}.values())
+    layers = [_layer(layer) for layer in found]
     if None in layers:
-        other = next(type(l).__name__ for l, d in zip(net.layers(), layers) if d is None)
+        other = next(type(l).__name__ for l, d in zip(found, layers) if d is None)
         return {"not_standard": f"net has a layer that is not one of dp's Dense, Dropout, "
                                 f"BatchNorm: {other}"}
     problem = stack_problem(layers)
