@@ -224,7 +224,7 @@ def test_the_report_in_a_real_browser(graded, browser):
     rate = browser.find_element(By.CSS_SELECTOR, f"section[id='{A.id}'] table.tasks td.rate")
     assert rate.text == "33 %"                   # scalar_arithmetic, the first task
     height = browser.execute_script("return document.body.scrollHeight")
-    browser.set_window_size(1400, min(height + 120, 8000))
+    browser.set_window_size(1400, min(height + 300, 8000))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "class-report.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
