@@ -1,22 +1,68 @@
-"""Every mutant loses the points of its own task, and only those."""
+"""Every mutant loses the points of its own task, and only those; and its self-check in the
+student bundle would find every reference value it needs among the public cases.
+
+Each mutant is graded once, as `grade` grades it. On the same running notebook its checks then
+run again as the self-check runs them (public seed), recording their reference calls
+(autograder/references): each must be one that the public cases, recorded on the solution, hold.
+A replay then returns exactly what the reference computes, so the bundle's self-check gives
+the mutant the verdicts and messages that grading with the public seed gives
+(tests/test_public_cases.py replays the solution, the stub and the cascades in full).
+"""
+from unittest import mock
+
 import pytest
 
+import autograder.grade
+from autograder import public_cases, references
 from tests.grading import COURSE, explain, grade_source, points
 from tests.mutants import all_mutants
 
 MUTANTS = all_mutants()
+_solution_cases: dict = {}
+
+
+def solution_cases(assignment) -> dict:
+    """The public cases of `assignment`, recorded on its solution (cached on disk by release)."""
+    if assignment.id not in _solution_cases:
+        _solution_cases[assignment.id] = public_cases.record(assignment, COURSE.public_seed)
+    return _solution_cases[assignment.id]
+
+
+def graded_with_self_check_calls(mutant, tmp_path) -> tuple:
+    """(the result of grading `mutant`, the keys of its self-check's reference calls)."""
+    calls, grade_checks = {}, autograder.grade.run_checks
+
+    def then_self_check(submission, assignment, seed, *args, **kwargs):
+        results = grade_checks(submission, assignment, seed, *args, **kwargs)
+        with references.record() as recorded:
+            grade_checks(submission, assignment, COURSE.public_seed, public=True)
+        calls.update(recorded.get(assignment.notebook, {}))
+        return results
+
+    with mock.patch.object(autograder.grade, "run_checks", then_self_check):
+        result = grade_source(mutant.source(), mutant.assignment, tmp_path)
+    return result, set(calls)
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=repr)
 def test_mutant_is_caught_by_its_task_only(mutant, tmp_path):
-    result = grade_source(mutant.source(), mutant.assignment, tmp_path)
-    full = {t.id: t.points for t in COURSE.assignment(mutant.assignment).tasks}
+    assignment = COURSE.assignment(mutant.assignment)
+    result, calls = graded_with_self_check_calls(mutant, tmp_path)
+    full = {t.id: t.points for t in assignment.tasks}
     got = points(result)
     assert got[mutant.task] < full[mutant.task], (
         f"mutant {mutant!r} ({mutant.why}) escaped: task {mutant.task} kept its points\n{explain(result)}")
     others = {t: p for t, p in got.items() if t != mutant.task}
     assert others == {t: p for t, p in full.items() if t != mutant.task}, (
         f"mutant {mutant!r} cost points outside its task {mutant.task}\n{explain(result)}")
+    if public_cases.has_references(assignment):
+        unrecorded = calls - set(solution_cases(assignment))
+        assert not unrecorded - references.hint_keys, (
+            f"the self-check of mutant {mutant!r} makes {len(unrecorded - references.hint_keys)} "
+            f"reference calls that the public cases (recorded on the solution) do not hold: a "
+            f"check passes a reference something that depends on the submission")
+        assert not unrecorded, (f"the self-check of mutant {mutant!r} words {len(unrecorded)} "
+                                f"messages with hints that the public cases do not hold")
 
 
 def test_the_corpus_covers_every_assignment_with_a_mutant():

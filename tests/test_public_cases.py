@@ -1,8 +1,9 @@
 """The self-check in the student bundle (issue 15): its checks find their reference values in the
 public cases recorded when the bundle is built, not in the reference modules, which the bundle
 does not have. Replayed, the checks give the verdicts and the messages that they give with the
-references, for the solution, the stub and every mutant of the corpus; a reference value that
-is not among the public cases leaves its check "unchecked", which the self-check prints with ⚠
+references, for the solution, the stub and the mutants that cost several tasks (the other
+mutants: tests/test_mutants.py checks that their calls are all among the public cases, so that a
+replay returns what the references compute); a reference value that is not among the public cases leaves its check "unchecked", which the self-check prints with ⚠
 and does not count as a failure.
 
 Each notebook runs once, in this process (as `release` runs the solution), and its checks twice
@@ -27,9 +28,12 @@ WITHOUT_PUBLIC_CASES = {"09_mnist": "the grader's forward pass on the student's 
 
 
 def mutants_of(assignment) -> list:
-    """The mutants of `assignment` (tests/mutants), those that cost other tasks too included."""
+    """The mutants of `assignment` that cost other tasks too (tests/mutants' CASCADES). The
+    others are graded by tests/test_mutants.py, which also checks that their self-check's
+    reference calls are all among the public cases (so that a replay gives what the references
+    give): running each of them here again would double the suite's longest part."""
     module = importlib.import_module(f"tests.mutants.{assignment.notebook}")
-    return list(module.MUTANTS) + [m for m, _ in getattr(module, "CASCADES", [])]
+    return [m for m, _ in getattr(module, "CASCADES", [])]
 
 
 def programs() -> list:

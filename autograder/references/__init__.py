@@ -53,6 +53,9 @@ _replaying: dict = {}               # {notebook: {key: encoded result}} forced b
 _read: dict = {}                    # {notebook: ((mtime, size) of its file, its cases)}
 
 
+hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
+
+
 class NotPublic(Exception):
     """A reference value the public cases do not hold: grading checks it, the self-check cannot."""
 
@@ -150,6 +153,8 @@ class _Calls:
             encoded = protocol.encode(getattr(module, name)(*args, **kwargs))
             if _recording is not None:
                 _recording.setdefault(notebook, {})[case] = encoded
+                if hint:
+                    hint_keys.add(case)
             return protocol.decode(encoded)     # what a replay would return, in every mode
 
         call.__name__ = name
