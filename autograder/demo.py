@@ -6,6 +6,10 @@ The class, in nbgrader's layout (demo/submitted/<student>/<assignment>/<notebook
   cleo    the released stubs, untouched
   dmitri  a notebook that was damaged (half of its JSON is missing)
   eve     a stub that tries to cheat: it patches NumPy, pytest and the probes
+and, for 01_scalar_autodiff only (autograder/demo_students.py), six students who solved it in
+their own styles (hana, ivan, jun, kim, lena, omar) and two who copied one of them, disguised:
+pat (ivan's) and quinn (jun's). Then the class at a glance (graded/class-report.html) and the
+pairs of 01's submissions ranked by similarity (graded/similarity-01_scalar_autodiff.html).
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from . import report
+from . import classreport, demo_students, report, similarity
 from .course import ROOT, load_course
 from .grade import grade_all
 
@@ -68,6 +72,7 @@ def make_class(folder: Path, course) -> Path:
     broken.parent.mkdir(parents=True, exist_ok=True)
     text = first.exercise_path().read_text(encoding="utf-8")
     broken.write_text(text[: len(text) // 2], encoding="utf-8")
+    demo_students.make_class(submitted, untouched=None)      # cleo has the stubs already
     return submitted
 
 
@@ -89,6 +94,17 @@ def main(argv=None) -> int:
     print(f"\ngraded {len(results)} notebooks in {seconds:.0f} s")
     print(f"grades:   {folder / 'graded' / 'grades.csv'}")
     print(f"feedback: {folder / 'graded' / 'feedback'}/<student>/<assignment>.html")
+    page, _ = classreport.write_report(folder / "graded", course)
+    print(f"the class at a glance: {page}\n")
+    assignment = demo_students.A
+    codes, unreadable = similarity.collect([submitted], assignment, course)
+    pairs = similarity.rank(codes)
+    page, _ = similarity.write(folder / "graded", assignment, pairs, codes, unreadable, top=10)
+    print(f"the most similar submissions of {assignment.id} (ada and ben both hand in the "
+          "reference solution; pat copied ivan, quinn copied jun):")
+    for p in pairs[:4]:
+        print(f"  {p.a.student:<6} {p.b.student:<6} {100 * p.similarity:3.0f} %")
+    print(f"side by side: {page}")
     return 0
 
 

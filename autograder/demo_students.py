@@ -1,12 +1,15 @@
-"""A synthetic class of 01_scalar_autodiff for the similarity tests and benchmark: honest
+"""Students of 01_scalar_autodiff for `make demo`, the similarity tests and benchmark: honest
 students who solved it in their own styles, two who copied a classmate (renamed variables,
 reordered functions and cells, added comments), and one who handed in the exercise untouched.
+Made from the solution's source: a repository tool, never in the student bundle.
 
 The solution's 13 `### BEGIN SOLUTION` blocks, in order: + - * / neg rsub rtruediv (the Scalar
 class), exp log tanh sigmoid, backward, numerical_gradient. A style is 13 bodies; an honest
 student takes the arithmetic, the functions and the backward pass from one style each (no two
 honest students take all three from the same), and adds a cell of their own experiments.
 """
+from __future__ import annotations
+
 import re
 import textwrap
 from pathlib import Path
@@ -14,9 +17,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from tests.grading import COURSE, solution_source
+from .course import load_course
 
-A = COURSE.assignment("01_scalar_autodiff")
+A = load_course().assignment("01_scalar_autodiff")
 BLOCK = re.compile(r"(?m)^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION\n", re.S)
 
 STYLES = {
@@ -106,7 +109,7 @@ STYLES = {
 }
 PARTS = (range(0, 7), range(7, 11), range(11, 13))    # arithmetic, functions, backward + numerical
 HONEST = {   # student: (arithmetic, functions, backward) styles, and their own experiment
-    "hana": (("textbook", "textbook", "textbook"), "print(Scalar(3.0) * 2 + 1)"),
+    "hana": (("textbook", "explicit", "kahn"), "print(Scalar(3.0) * 2 + 1)"),
     "ivan": (("kahn", "kahn", "kahn"),
              "for v in [-2.0, 0.0, 2.0]:\n    s = Scalar(v).sigmoid()\n    s.backward()\n"
              "    print(v, s.value, s.grad)"),
@@ -138,7 +141,7 @@ def source_of(styles) -> str:
         if STYLES[style] is None:
             return match[0]
         return textwrap.indent(textwrap.dedent(STYLES[style][index]), match[1]) + "\n"
-    source = BLOCK.sub(body, solution_source(A.id))
+    source = BLOCK.sub(body, A.solution_path().read_text(encoding="utf-8"))
     return source
 
 
@@ -178,15 +181,17 @@ def disguised(nb, comment: str):
     return nb
 
 
-def make_class(submitted: Path, copies: bool = True) -> dict:
-    """Write the class as submitted/<student>/<assignment>/<notebook>.ipynb; returns
-    {student: notebook}."""
+def make_class(submitted: Path, copies: bool = True, untouched: str | None = "cleo") -> dict:
+    """Write the class as submitted/<student>/<assignment>/<notebook>.ipynb: the honest
+    students, the copies (`copies`), and `untouched` with the exercise as released (None: no
+    such student). Returns {student: notebook}."""
     notebooks = {student: notebook(styles, experiment)
                  for student, (styles, experiment) in HONEST.items()}
     if copies:
         for copier, original in PLANTED.items():
             notebooks[copier] = disguised(notebooks[original], f"{copier}'s own work")
-    notebooks["cleo"] = nbformat.read(str(A.exercise_path()), as_version=4)
+    if untouched:
+        notebooks[untouched] = nbformat.read(str(A.exercise_path()), as_version=4)
     for student, nb in notebooks.items():
         path = submitted / student / A.id / f"{A.notebook}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from autograder import similarity  # noqa: E402
 from autograder.course import load_course  # noqa: E402
-from tests.similarity_class import A, STYLES, make_class, notebook  # noqa: E402
+from autograder.demo_students import A, STYLES, make_class, notebook  # noqa: E402
 
 
 def main():
