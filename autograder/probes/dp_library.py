@@ -125,6 +125,20 @@ def _recording_grad(ns, calls: list):
             node_class.grad = saved
 
 
+@contextlib.contextmanager
+def _random_state_kept(ns):
+    """The notebook's random generators (its init_rng) left as they were before the block: a
+    probe that makes networks draws their initial weights from them, and probing must not change
+    what the notebook draws next (nor what a second self-check sees)."""
+    kept = [(value, value.bit_generator.state) for value in list(ns.values())
+            if isinstance(value, np.random.Generator)]
+    try:
+        yield
+    finally:
+        for generator, state in kept:
+            generator.bit_generator.state = state
+
+
 def _network(ns, layers):
     """An instance of a subclass of the student's Model: layers h0, h1, ... made by the
     student's factories, [[factory, n_in, n_out], ...]; the mean squared error as its loss."""
@@ -157,14 +171,16 @@ def _snapshot(params) -> dict:
 
 def initial_params(ns, layers):
     """get_param() of a new network."""
-    return _snapshot(_network(ns, layers).get_param())
+    with _random_state_kept(ns):
+        return _snapshot(_network(ns, layers).get_param())
 
 
 def model_params(ns, layers, params, x):
     """get_param() and the forward pass on x after set_param(params); and get_param() again
     after the caller changed (in place, by + 1) the arrays that one more get_param() handed
     out."""
-    net = _network(ns, layers)
+    with _random_state_kept(ns):
+        net = _network(ns, layers)
     net.set_param({name: _array(value) for name, value in params.items()})
     after = _snapshot(net.get_param())
     output = _array(net.forward(_array(x)).value)
@@ -180,7 +196,8 @@ def model_grad(ns, layers, params, x, y):
     """get_grad(x, y) of a network after set_param(params), run with `_recording_grad` in place
     of Node.grad: what it returned ({name: gradient or token} and the loss), and the graph that
     it called grad on (the last one; None if it never did)."""
-    net, calls = _network(ns, layers), []
+    with _random_state_kept(ns):
+        net, calls = _network(ns, layers), []
     with _recording_grad(ns, calls):
         net.set_param({name: _array(value) for name, value in params.items()})
         grads, loss = net.get_grad(_array(x), _array(y))
