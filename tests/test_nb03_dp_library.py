@@ -77,6 +77,62 @@ def test_the_steps_of_the_loop_are_found_from_the_record():
         checks.loop_steps(moved, gradients, params)
 
 
+def train_in_place(net, x, y, steps=1000, lr=0.05):
+    losses = []
+    for _ in range(steps):
+        grads, loss = net.get_grad(x, y)
+        param = net.get_param()
+        for name in grads:
+            param[name] -= lr * grads[name]
+        net.set_param(param)
+        losses.append(loss)
+    return np.array(losses)
+
+
+def train_decaying(net, x, y, steps=1200, lr=0.1):
+    losses = []
+    for step in range(steps):
+        grads, loss = net.get_grad(x, y)
+        rate = lr / (1 + step / 300)
+        net.set_param({name: value - rate * grads[name] for name, value in net.get_param().items()})
+        losses.append(loss)
+    return losses
+
+
+def train_with_momentum(net, x, y, steps=1000, lr=0.05):
+    velocity, losses = {}, []
+    for _ in range(steps):
+        grads, loss = net.get_grad(x, y)
+        param = net.get_param()
+        velocity = {n: 0.9 * velocity.get(n, 0) + grads[n] for n in grads}
+        net.set_param({n: param[n] - lr * velocity[n] for n in param})
+        losses.append(loss)
+    return losses
+
+
+def graded_loop(train, seed=6):
+    """(initial loss, final loss, the losses returned) of `train` as the training_loop checks see
+    it (in-process)."""
+    rng = np.random.default_rng(seed)
+    x, y, params = checks.toy_problem(rng)
+    gradients = [{n: rng.normal(size=v.shape) for n, v in params.items()} for _ in range(checks.SCRIPTED)]
+    losses = [checks.toy_loss(params, x, y)] + list(rng.uniform(0.1, 1, checks.SCRIPTED - 1))
+    reply = probes.train({"train": train}, params, gradients, losses, x, y)
+    steps = checks.loop_steps(reply, gradients, params)
+    return losses[0], checks.toy_loss(checks.trained(params, x, y, steps), x, y), reply["losses"]
+
+
+@pytest.mark.parametrize("train", [train_in_place, train_decaying])
+def test_correct_loops_written_otherwise_reach_the_target(train):
+    initial, final, losses = graded_loop(train)
+    assert final < TARGET < initial and losses[0] == initial
+
+
+def test_a_loop_that_is_not_gradient_descent_is_told_so():
+    with pytest.raises(AssertionError, match="at step 2, 'h1_W' did not move by -lr \\* grad"):
+        graded_loop(train_with_momentum)
+
+
 def test_scripted_model_refuses_unknown_names_and_shapes():
     params = {"h1_W": np.ones((1, 2)), "h1_b": np.zeros((1, 2))}
     model = probes._ScriptedModel(params, [params], [1.0])
