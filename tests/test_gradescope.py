@@ -51,7 +51,8 @@ def submit(root: Path, notebook: Path, metadata=METADATA):
     for folder in ("submission", "results"):
         shutil.rmtree(root / folder, ignore_errors=True)
         (root / folder).mkdir()
-    shutil.copy(notebook, root / "submission" / notebook.name)
+    if notebook is not None:
+        shutil.copy(notebook, root / "submission" / notebook.name)
     (root / "submission_metadata.json").write_text(json.dumps(metadata))
     run = subprocess.run([str(root / "run_autograder")], cwd=root, env=environment(root),
                          capture_output=True, text=True, timeout=300)
@@ -120,6 +121,14 @@ def test_no_seed_reaches_what_the_student_sees(container):
         run, results = container[key]
         shown = json.dumps(results) + run.stdout
         assert not [s for s in seeds if str(s) in shown]
+
+
+def test_nothing_submitted_scores_zero_and_says_so(container):
+    run, results = submit(container["root"], None, metadata={"id": 5, "users": []})
+    assert run.returncode == 0, run.stdout + run.stderr
+    validate(results)
+    assert results["score"] == 0 and "no notebook was submitted" in results["output"]
+    assert [t["status"] for t in results["tests"]] == ["failed"] * 4
 
 
 def test_the_student_is_told_from_the_submission_metadata():
