@@ -143,8 +143,8 @@ def _failures_html(task, e) -> str:
     items = "".join(f"<li><span class='count'>{f['count']}×</span> {e(f['example'])}</li>"
                     for f in task["failures"])
     more = task["failure_kinds"] - len(task["failures"])
-    return f"<ol class='failures'>{items}</ol>" + (f"<p class='more'>and {more} other message(s)</p>"
-                                                    if more > 0 else "")
+    others = f"<p class='more'>and {more} other message(s)</p>" if more > 0 else ""
+    return f"<ol class='failures'>{items}</ol>{others}"
 
 
 def _assignment_html(a, e) -> str:
@@ -209,7 +209,7 @@ assignment's time limit.</p>
 
 
 # -- the CSV -----------------------------------------------------------------------------------
-def _defused(value):
+def defused(value):
     """Text a spreadsheet shows as text: not a formula (=, +, -, @ first get a quote)."""
     return "'" + value if isinstance(value, str) and value[:1] in ("=", "+", "-", "@") else value
 
@@ -234,7 +234,7 @@ def report_rows(summary: dict) -> list:
              for s in summary["slowest"]]
     rows += [("flag", f["assignment"], "", f["student"], f["flag"], "") for f in summary["flags"]]
     rows += [("not_graded", a, "", s, m, "") for s, a, m in summary["unknown"]]
-    return [tuple("" if v is None else round(v, 6) if isinstance(v, float) else _defused(v)
+    return [tuple("" if v is None else round(v, 6) if isinstance(v, float) else defused(v)
                   for v in row) for row in rows]
 
 

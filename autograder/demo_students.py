@@ -40,7 +40,8 @@ STYLES = {
         "t = (math.exp(2 * self.value) - 1) / (math.exp(2 * self.value) + 1)\n"
         "return Scalar(t, [(self, 1.0 - t * t)])",
         "if self.value >= 0:\n    s = 1.0 / (1.0 + math.exp(-self.value))\nelse:\n"
-        "    z = math.exp(self.value)\n    s = z / (1.0 + z)\nreturn Scalar(s, [(self, s * (1.0 - s))])",
+        "    z = math.exp(self.value)\n    s = z / (1.0 + z)\n"
+        "return Scalar(s, [(self, s * (1.0 - s))])",
         """\
         children = {}
         seen = {id(self): self}
@@ -116,7 +117,8 @@ HONEST = {   # student: (arithmetic, functions, backward) styles, and their own 
     "jun": (("explicit", "explicit", "explicit"),
             "x = Scalar(0.3)\ny = x.tanh() * x.exp()\ny.backward()\nprint('dy/dx', x.grad)"),
     "kim": (("textbook", "kahn", "explicit"),
-            "z = Scalar(1.5)\nw = (z * z).log()\nw.backward()\nassert abs(z.grad - 2 / 1.5) < 1e-9"),
+            "z = Scalar(1.5)\nw = (z * z).log()\nw.backward()\n"
+            "assert abs(z.grad - 2 / 1.5) < 1e-9"),
     "lena": (("explicit", "textbook", "kahn"),
              "import math\nprint(numerical_gradient(math.sin, 0.0), 'should be 1')"),
     "omar": (("kahn", "explicit", "textbook"),
@@ -171,7 +173,7 @@ def disguised(nb, comment: str):
             last = functions.pop()                        # Scalar.exp, ... = exp, ...
             functions = functions[::-1]
             cell.source = "\n\n\n".join(functions + [last])
-        if "### BEGIN SOLUTION" not in cell.source and ("def " in cell.source or "while" in cell.source):
+        if "def " in cell.source:
             cell.source = _renamed(cell.source)
             cell.source = "\n".join(line + (f"  # {comment}" if line.strip().startswith("return")
                                             else "") for line in cell.source.splitlines())

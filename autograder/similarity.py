@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import report
+from .classreport import defused
 from .notebook import NotebookError, code_cells, read_notebook
 
 # copydetect's defaults: k-grams of 25 characters of the filtered code (shorter matches are
@@ -138,6 +139,11 @@ def _marked(text: str, slices) -> str:
     return "".join(out + [html.escape(text[at:])])
 
 
+def _side(code: Code, share: float, slices) -> str:
+    return (f"<div><h3>{html.escape(code.student)} ({100 * share:.0f} % of it shared)</h3>"
+            f"<pre>{_marked(code.text, slices)}</pre></div>\n")
+
+
 def _link(rank: int) -> str:
     return f"<a href='#pair-{rank}'>side by side</a>"
 
@@ -154,8 +160,7 @@ def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top:
     sides = "".join(
         f"""<section class="pair" id="pair-{i}"><h2>{i}. {e(p.a.student)} and {e(p.b.student)}:
 {100 * p.similarity:.0f} %</h2><div class="side-by-side">
-<div><h3>{e(p.a.student)} ({100 * p.sides[0]:.0f} % of it shared)</h3><pre>{_marked(p.a.text, p.slices[0])}</pre></div>
-<div><h3>{e(p.b.student)} ({100 * p.sides[1]:.0f} % of it shared)</h3><pre>{_marked(p.b.text, p.slices[1])}</pre></div>
+{_side(p.a, p.sides[0], p.slices[0])}{_side(p.b, p.sides[1], p.slices[1])}
 </div></section>""" for i, p in enumerate(shown, start=1))
     empty = [c.student for c in codes if not c.fingerprint.hashes]
     notes = "".join(f"<li>{e(s)}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
@@ -164,7 +169,8 @@ def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top:
 <html lang="en"><head><meta charset="utf-8">
 <title>{e(assignment.id)}: similar submissions</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 90em; color: #222; }}
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1em; max-width: 90em;
+       color: #222; }}
 table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
 .side-by-side {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }}
 pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
@@ -189,7 +195,7 @@ def similarity_csv(pairs: list) -> str:
     writer.writerow(["rank", "student_a", "student_b", "similarity", "similarity_a",
                      "similarity_b", "shared_characters"])
     for i, p in enumerate(pairs, start=1):
-        writer.writerow([i, *(("'" + s if s[:1] in "=+-@" else s) for s in (p.a.student, p.b.student)),
+        writer.writerow([i, defused(p.a.student), defused(p.b.student),
                          f"{p.similarity:.4f}", f"{p.sides[0]:.4f}", f"{p.sides[1]:.4f}", p.shared])
     return buffer.getvalue()
 
@@ -220,7 +226,8 @@ def main(args, course) -> int:
     width = max(len(c.student) for c in codes)
     print(f"{len(codes)} submissions of {assignment.id}, {len(pairs)} pairs; the most similar:")
     for i, p in enumerate(pairs[:10], start=1):
-        print(f"  {i:>2}. {p.a.student:<{width}}  {p.b.student:<{width}}  {100 * p.similarity:3.0f} %")
+        print(f"  {i:>2}. {p.a.student:<{width}}  {p.b.student:<{width}}  "
+              f"{100 * p.similarity:3.0f} %")
     for student, why in unreadable:
         print(f"  not compared: {student}: {why}")
     print(f"\nside by side: {html_path}\nall pairs:    {csv_path}")

@@ -197,7 +197,8 @@ def test_the_csv_holds_the_same_numbers(graded):
         assert sum(int(r["value"]) for r in rows
                    if r["section"] == "histogram" and r["assignment"] == a["id"]) == a["submitted"]
         for t in a["tasks"]:
-            assert float(value("task", a["id"], t["id"], "pass_rate")) == pytest.approx(t["pass_rate"])
+            rate = float(value("task", a["id"], t["id"], "pass_rate"))
+            assert rate == pytest.approx(t["pass_rate"])
     assert value("failure", A.id, "scalar_arithmetic", MUL.format(a=0.31, b=-1.7)) == "3"
     assert sorted(r["student"] for r in rows if r["section"] == "missing") == sorted(
         ["dmitri", "cleo", "'=2+3"])                       # no formula
