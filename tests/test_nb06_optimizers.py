@@ -93,7 +93,8 @@ def hidden_problems(rule, count):
 
 def worst_ratio(paths, expected, tolerances) -> float:
     """The largest relative error of `paths` at any step, in units of that step's tolerance."""
-    return max(checks.rel_error(g, e) / t for path, right, tolerance in zip(paths, expected, tolerances)
+    return max(checks.rel_error(g, e) / t
+               for path, right, tolerance in zip(paths, expected, tolerances)
                for g, e, t in zip(path, right, tolerance))
 
 
@@ -236,9 +237,12 @@ def adam_in_place(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     new -= lr * m_hat / (np.sqrt(v_hat) + eps)
     return new
 
+
 FORMS = {
-    "momentum_update": [momentum_textbook, momentum_lerp, momentum_expanded, momentum_in_place, momentum_distributed],
-    "rmsprop_update": [rmsprop_textbook, rmsprop_factors_moved, rmsprop_reciprocal, rmsprop_lerp, rmsprop_in_place],
+    "momentum_update": [momentum_textbook, momentum_lerp, momentum_expanded, momentum_in_place,
+                        momentum_distributed],
+    "rmsprop_update": [rmsprop_textbook, rmsprop_factors_moved, rmsprop_reciprocal, rmsprop_lerp,
+                       rmsprop_in_place],
     "adam_update": [adam_textbook, adam_folded, adam_roots_apart, adam_lerp, adam_in_place],
 }
 

@@ -8,10 +8,10 @@ compared with the path of the textbook formula on the same problem (the grader's
 autograder/references/optimizers.py, which also give the paths of known mistakes). Each step is
 compared within RTOL, or within DRIFT_FACTOR times the drift of other correct ways of writing
 the rule from the textbook's path at that step, whichever is larger: RMSProp's paths are chaotic
-near the minimum, where correct forms drift apart by up to 1e-4 (measured, tests/
-test_nb06_optimizers.py), while the known mistakes stay more than a thousand tolerances away. The loss
-curves must show the losses along the notebook's own paths, recomputed here, so that a wrong
-update rule costs its own task and not the plot.
+near the minimum, where correct forms drift apart by up to 1e-4 (measured in
+tests/test_nb06_optimizers.py), while the known mistakes stay more than a thousand tolerances
+away. The loss curves must show the losses along the notebook's own paths, recomputed here, so
+that a wrong update rule costs its own task and not the plot.
 """
 import numpy as np
 import pytest
@@ -22,15 +22,14 @@ from autograder.checking import pairs, rel_error
 ref = references.of(__name__)
 
 RTOL = 1e-8            # where no rounding is amplified, equivalent forms agree to 1e-11
-DRIFT_FACTOR = 1000    # equivalent forms measured at most 0.1 of it; mistakes 3,000+ times beyond
+DRIFT_FACTOR = 1000    # equivalent forms measured within 0.1 tolerance, mistakes 7,000+ beyond
 HINT_RTOL = 1e-6       # to recognise a known mistake
 LOSS_NAMES = ("sgd", "momentum", "rmsprop", "adam")
-RULES = {"momentum_update": "momentum_update", "rmsprop_update": "rmsprop_update",   # rule: task
-         "adam_update": "adam_update"}
+RULES = ("momentum_update", "rmsprop_update", "adam_update")     # each rule is the task of its name
 
 
 def _rules():
-    return [pytest.param(rule, marks=pytest.mark.task(task)) for rule, task in RULES.items()]
+    return [pytest.param(rule, marks=pytest.mark.task(rule)) for rule in RULES]
 
 
 # -- the problems ----------------------------------------------------------------------------
@@ -139,8 +138,8 @@ def test_each_parameter_keeps_its_own_state(submission, rng, public, rule):
     tolerances = _tolerances(rule, hyper, problem, starts, n_steps)
     for i, ((mine, right), tolerance) in enumerate(zip(pairs(reply["paths"], expected, "paths"),
                                                        tolerances)):
-        _compare(mine, right, tolerance, f"two parameters updated in turn with {rule}, each with its own state "
-                              f"dict: parameter {i + 1}")
+        _compare(mine, right, tolerance, f"two parameters updated in turn with {rule}, each with its "
+                                         f"own state dict: parameter {i + 1}")
     _assert_left_unchanged(reply, rule)
 
 

@@ -4,8 +4,8 @@ the checks' quadratics, and the paths of the known mistakes that the messages na
 Each rule updates one parameter theta with its gradient g and its own state, at steps t = 1, 2, ...
 (all averages start at 0; squares, roots and divisions are elementwise):
 
-    SGD with momentum   v <- beta v + (1 - beta) g;                 theta <- theta - lr v
-    RMSProp             s <- beta s + (1 - beta) g^2;               theta <- theta - lr g / (sqrt(s) + eps)
+    SGD with momentum   v <- beta v + (1 - beta) g;    theta <- theta - lr v
+    RMSProp             s <- beta s + (1 - beta) g^2;  theta <- theta - lr g / (sqrt(s) + eps)
     Adam (Kingma & Ba)  m <- beta1 m + (1 - beta1) g;  v <- beta2 v + (1 - beta2) g^2;
                         m_hat = m / (1 - beta1^t),  v_hat = v / (1 - beta2^t);
                         theta <- theta - lr m_hat / (sqrt(v_hat) + eps)
@@ -157,7 +157,8 @@ def _adam_folded(theta, g, state, t, lr, beta1, beta2, eps):
     return theta - lr * root / (1 - beta1 ** t) * m / (np.sqrt(v) + eps * root)
 
 
-EQUIVALENT = {"momentum_update": [_momentum_moved], "rmsprop_update": [_rmsprop_moved, _rmsprop_reciprocal],
+EQUIVALENT = {"momentum_update": [_momentum_moved],
+              "rmsprop_update": [_rmsprop_moved, _rmsprop_reciprocal],
               "adam_update": [_adam_folded]}
 
 
