@@ -219,8 +219,10 @@ def main(args, course) -> int:
     assignment = course.assignment(args.assignment)
     codes, unreadable = collect([args.submissions], assignment, course)
     if len(codes) < 2:
+        hint = (": this is what `grade` wrote; pass the submissions it graded (the notebooks)"
+                if (Path(args.submissions) / "results").is_dir() else "")
         raise FileNotFoundError(f"{args.submissions}: {len(codes)} readable notebook(s) of "
-                                f"{assignment.id}; at least two are needed to compare")
+                                f"{assignment.id}; at least two are needed to compare{hint}")
     pairs = rank(codes)
     html_path, csv_path = write(args.out, assignment, pairs, codes, unreadable, args.top)
     width = max(len(c.student) for c in codes)

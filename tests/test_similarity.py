@@ -111,3 +111,11 @@ def test_an_assignment_with_fewer_than_two_notebooks_says_so(tmp_path):
                           "02_matrix_autodiff", "--out", tmp_path / "graded"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "at least two are needed" in run.stderr, run.stderr
+
+
+def test_grades_output_instead_of_the_notebooks_says_what_to_pass(tmp_path):
+    (tmp_path / "graded" / "results" / "ivan").mkdir(parents=True)
+    run = subprocess.run([sys.executable, "-m", "autograder", "similarity", tmp_path / "graded",
+                          A.id, "--out", tmp_path / "out"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 2 and "pass the submissions it graded" in run.stderr, run.stderr
