@@ -17,6 +17,7 @@ import pytest
 
 from autograder.grade import grading_seed
 from autograder.platforms import gradescope
+from tests.ecosystem import once_per_run
 from tests.grading import COURSE, ROOT, exercise_path, notebook_from_source, solution_source
 
 ASSIGNMENT = "01_scalar_autodiff"
@@ -60,18 +61,38 @@ def submit(root: Path, notebook: Path, metadata=METADATA):
     return run, json.loads(results.read_text()) if results.exists() else None
 
 
-@pytest.fixture(scope="module")
-def container(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("gradescope")
+def saved(run, results=None) -> dict:
+    return {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr,
+            "results": results}
+
+
+def make_container(folder: Path) -> None:
+    """The zip, unpacked and set up, and two submissions graded in it: the solution and the
+    stub. What they gave is kept in JSON files, for every pytest-xdist worker to read."""
     archive = gradescope.build(ASSIGNMENT, folder / "out")
     root = fake_root(folder, archive)
     setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root,
                            env=environment(root, DP_GRADESCOPE_SKIP_INSTALL="1"),
                            capture_output=True, text=True, timeout=120)
+    (folder / "setup.json").write_text(json.dumps(saved(setup)))
     assert setup.returncode == 0, setup.stdout + setup.stderr
     solution = notebook_from_source(solution_source(ASSIGNMENT), folder / "scalar_autodiff.ipynb")
-    graded = {"solution": submit(root, solution), "stub": submit(root, exercise_path(ASSIGNMENT))}
-    return {"archive": archive, "root": root, "setup": setup, **graded}
+    for key, notebook in (("solution", solution), ("stub", exercise_path(ASSIGNMENT))):
+        (folder / f"{key}.json").write_text(json.dumps(saved(*submit(root, notebook))))
+
+
+@pytest.fixture(scope="module")
+def container(tmp_path_factory):
+    folder = once_per_run(tmp_path_factory, "gradescope-container", make_container)
+
+    def load(key):
+        kept = json.loads((folder / f"{key}.json").read_text())
+        run = subprocess.CompletedProcess([], kept["returncode"], kept["stdout"], kept["stderr"])
+        return run, kept["results"]
+
+    return {"archive": folder / "out" / gradescope.zip_name(ASSIGNMENT),
+            "root": folder / "autograder", "setup": load("setup")[0],
+            "solution": load("solution"), "stub": load("stub")}
 
 
 def test_zip_has_setup_and_run_autograder_at_its_root_with_the_grader_and_nothing_else(container):

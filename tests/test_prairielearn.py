@@ -18,6 +18,7 @@ import pytest
 
 from autograder.grade import grading_seed
 from autograder.platforms import prairielearn
+from tests.ecosystem import once_per_run
 from tests.grading import COURSE, ROOT, notebook_from_source, solution_source
 
 ASSIGNMENT = "01_scalar_autodiff"
@@ -60,9 +61,16 @@ def course(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def solution(course, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("job")
-    notebook = notebook_from_source(solution_source(ASSIGNMENT), folder / "scalar_autodiff.ipynb")
-    return grade_job(course, folder / "grade", [notebook])
+    """The solution graded once per test run (pytest-xdist's workers share it)."""
+    def make(folder):
+        notebook = notebook_from_source(solution_source(ASSIGNMENT),
+                                        folder / "scalar_autodiff.ipynb")
+        run, results = grade_job(course, folder / "grade", [notebook])
+        (folder / "job.json").write_text(json.dumps({"stdout": run.stdout, "results": results}))
+
+    folder = once_per_run(tmp_path_factory, "prairielearn-job", make)
+    kept = json.loads((folder / "job.json").read_text())
+    return subprocess.CompletedProcess([], 0, kept["stdout"], ""), kept["results"]
 
 
 def test_the_question_folder_is_laid_out_as_prairielearn_documents(course):
