@@ -36,9 +36,10 @@ from .. import report
 from ..course import load_course
 from . import grade_folder, grader_modes, summary, task_output, write_grader
 
-ROOT_VARIABLE = "DP_GRADESCOPE_ROOT"        # /autograder unless a test says otherwise
-PYTHON_VARIABLE = "DP_GRADESCOPE_PYTHON"    # the venv's python unless a test says otherwise
-SKIP_INSTALL_VARIABLE = "DP_GRADESCOPE_SKIP_INSTALL"    # setup.sh without apt and pip (tests)
+# The scripts' environment: DP_GRADESCOPE_ROOT (/autograder unless a test says otherwise),
+# DP_GRADESCOPE_PYTHON (the venv's python) and DP_GRADESCOPE_SKIP_INSTALL (setup.sh without apt
+# and pip: the tests').
+ROOT_VARIABLE = "DP_GRADESCOPE_ROOT"
 DEFAULT_ROOT = "/autograder"
 VISIBILITY = "visible"      # hidden-seed checks' messages are for the student: they name no seed
 LEADERBOARD_METRIC = "accuracy"     # a task measuring it (09's MNIST) puts it on the leaderboard

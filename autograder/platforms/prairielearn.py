@@ -36,8 +36,9 @@ from .. import report
 from ..course import load_course
 from . import grade_folder, grader_modes, summary, task_output, write_grader
 
-ROOT_VARIABLE = "DP_PRAIRIELEARN_ROOT"        # /grade unless a test says otherwise
-PYTHON_VARIABLE = "DP_PRAIRIELEARN_PYTHON"    # the image's python3 unless a test says otherwise
+# run.sh's environment: DP_PRAIRIELEARN_ROOT (/grade unless a test says otherwise) and
+# DP_PRAIRIELEARN_PYTHON (the image's python3 unless a test says otherwise).
+ROOT_VARIABLE = "DP_PRAIRIELEARN_ROOT"
 DEFAULT_ROOT = "/grade"
 FOLDER = "dp_autograder"                      # in serverFilesCourse/
 MAX_BYTES = 1_000_000                         # PrairieLearn's limit on results.json
