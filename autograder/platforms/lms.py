@@ -8,11 +8,12 @@ columns the platforms match students by:
 
   student, name, email, canvas_id, sis_user_id, sis_login_id, section, id_number
 
-Canvas (Grades > Import) matches a row by its ID, SIS User ID or SIS Login ID; it reads the
-columns Student, ID, SIS User ID, SIS Login ID, Section, then one column per assignment. A
-column named "Title (123)" updates Canvas's assignment 123; a plain title makes a new
-assignment, whose points are read from the "Points Possible" row (`--canvas-assignment
-01_scalar_autodiff=123` names the Canvas assignment of a course assignment). Moodle (Grade
+Canvas (Grades > Import) matches a row by its ID, SIS User ID or SIS Login ID (then by the
+student's name); it reads the columns Student, ID, SIS User ID, SIS Login ID, Section, then one
+column per assignment. A column named "Title (123)" updates Canvas's assignment 123; a plain
+title updates the Canvas assignment of exactly that title, or makes one, whose points are read
+from the "Points Possible" row (`--canvas-assignment 01_scalar_autodiff=123` names the Canvas
+assignment of a course assignment). Moodle (Grade
 administration > Import > CSV file) matches a row by the column the instructor maps to the
 user ("Email address" to email, or "ID number" to idnumber), and each further column to a grade
 item.
@@ -93,7 +94,7 @@ def _table(results, course, roster, missing) -> tuple:
 
 def canvas_column(assignment, canvas_ids) -> str:
     """"Title (123)" for Canvas's assignment 123 (as Canvas's own export names it), else the
-    title alone (Canvas makes a new assignment of it)."""
+    title alone (Canvas's assignment of that title, or a new one)."""
     number = canvas_ids.get(assignment.id)
     return f"{assignment.title} ({number})" if number else assignment.title
 
