@@ -1,4 +1,5 @@
-"""python -m autograder {build, grade, check, nbgrader-course, release} — see --help of each."""
+"""python -m autograder {build, grade, check, nbgrader-course, release, report, similarity}:
+see --help of each."""
 from __future__ import annotations
 
 import argparse
@@ -101,6 +102,20 @@ def _release(args):
     return release_main(args)
 
 
+def _report(args):
+    from .classreport import write_report
+    from .course import load_course
+    html_path, csv_path = write_report(args.directory, load_course(args.course))
+    print(f"the class at a glance: {html_path}\nthe same numbers:      {csv_path}")
+    return 0
+
+
+def _similarity(args):
+    from .course import load_course
+    from .similarity import main as similarity_main
+    return similarity_main(args, load_course(args.course))
+
+
 def _gradescope(args):
     from .platforms.gradescope import cli
     return cli(args)
@@ -186,6 +201,25 @@ def main(argv=None) -> int:
                          help="say what would be released and what it would reveal; write nothing")
     release.add_argument("--force", action="store_true", help="replace the folder if it exists")
     release.set_defaults(run=_release)
+
+    class_report = commands.add_parser(
+        "report", help="the class at a glance: one HTML page and a CSV from grade's results")
+    class_report.add_argument("directory", type=Path,
+                              help="the folder `grade --out` wrote (default there: graded)")
+    class_report.set_defaults(run=_report)
+
+    similarity = commands.add_parser(
+        "similarity", help="pairs of submissions ranked by code similarity, provided code removed")
+    similarity.add_argument("submissions", type=Path,
+                            help="the submissions, as `grade` takes them (an nbgrader submitted/ "
+                                 "tree, or a folder of notebooks)")
+    similarity.add_argument("assignment", help="the assignment id, e.g. 01_scalar_autodiff")
+    similarity.add_argument("--out", type=Path, default=Path("graded"),
+                            help="folder for similarity-<assignment>.html and .csv "
+                                 "(default: graded)")
+    similarity.add_argument("--top", type=int, default=20,
+                            help="pairs shown side by side in the page (default: %(default)s)")
+    similarity.set_defaults(run=_similarity)
 
     gradescope = commands.add_parser(
         "gradescope", help="write the autograder zip for Gradescope's Zip file upload")
