@@ -156,7 +156,8 @@ def main(argv=None) -> int:
                        help="a roster student without a submission: blank cell (default) or 0")
     grade.add_argument("--canvas-assignment", action="append", metavar="ASSIGNMENT=NUMBER",
                        help="the Canvas assignment that an assignment's column updates "
-                            "(repeatable; default: the Canvas assignment of its title, or a new one)")
+                            "(repeatable; default: the Canvas assignment of its title, or a "
+                            "new one)")
     _add_isolation_option(grade)
     grade.set_defaults(run=_grade)
 
