@@ -1,5 +1,5 @@
-"""python -m autograder {build, grade, check, nbgrader-course, release, report, similarity}:
-see --help of each."""
+"""python -m autograder {build, grade, check, nbgrader-course, release, report, similarity,
+gradescope, prairielearn}: see --help of each."""
 from __future__ import annotations
 
 import argparse
