@@ -72,6 +72,10 @@ class ZygoteError(OSError):
     """The zygote did not answer as it should: it is stopped, and replaced once."""
 
 
+class ChildKilled(OSError):
+    """The child was SIGKILLed (from outside) while it was set up: no fault of the submission."""
+
+
 class ForkedChild:
     """A submission process forked by a zygote: what the sandbox uses of a Popen. Its exit
     code comes from the zygote through a pipe; `release` lets the zygote reap it, after which
@@ -213,6 +217,8 @@ class Zygote:
             os.close(status_w)
         if "pid" not in answer:
             os.close(status_r)
+            if answer.get("killed") is True:
+                raise ChildKilled(answer.get("error"))
             raise OSError(answer.get("error", "the zygote refused"))   # as a failed preexec_fn
         return ForkedChild(answer["pid"], status_r, self)
 

@@ -92,6 +92,9 @@ class Sandbox:
                 self.layers = isolation.describe(True) + [cpushare.describe(self.process.cgroup)]
         except forkserver.ZygoteError as error:
             raise SubmissionCrashed(f"the sandbox could not start: {error}") from None
+        except forkserver.ChildKilled as error:
+            self.lost = str(error)
+            raise SubmissionCrashed(f"the submission process could not be set up: {error}") from None
         except OSError as error:
             raise SubmissionCrashed(f"the submission process could not be set up: {error}") from None
         finally:

@@ -43,6 +43,7 @@ import selectors
 import shutil
 import signal
 import socket
+import time
 import stat
 import struct
 import sys
@@ -185,19 +186,25 @@ class Server:
                 _exit(1)            # never back into the zygote's loop
         for fd in (request_r, reply_w, output, ready_w):
             os.close(fd)
+        asked = time.monotonic()
         answer = _read_all(ready_r, SETUP_TIMEOUT)
         os.close(ready_r)
         if answer == b"ok":
             self.children[pid] = status_w
             self.report_exits()
             return {"pid": pid}
+        ended = time.monotonic() - asked < SETUP_TIMEOUT    # it ended before saying anything
         try:                        # setup failed (or hung): the child must not live on
             os.killpg(pid, signal.SIGKILL)
         except OSError:
             os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        _, status = os.waitpid(pid, 0)
         os.close(status_w)
-        return {"error": answer.decode("utf-8", "replace") or "the submission process did not set up in time"}
+        # SIGKILLed during its set-up, before any code of the submission ran: from outside.
+        killed = ended and not answer and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+        return {"error": answer.decode("utf-8", "replace") or (
+            "the submission process was killed while it was set up" if killed else
+            "the submission process did not set up in time"), "killed": killed}
 
     def report_exits(self):
         """Send each ended child's exit code to its status pipe, without reaping it."""

@@ -59,6 +59,12 @@ def exercise_path(assignment_id: str) -> Path:
     return COURSE.assignment(assignment_id).exercise_path(ROOT)
 
 
+def repeatable(result: dict, also=()) -> dict:
+    """`result` without `seconds`, the time grading took, which no second grading repeats (and
+    without the keys in `also`)."""
+    return {k: v for k, v in result.items() if k != "seconds" and k not in also}
+
+
 def points(result: dict) -> dict:
     """{task id: points} of a result, for compact assertions."""
     return {t["id"]: t["points"] for t in result["tasks"]}
