@@ -20,11 +20,12 @@ LIMIT_KEYS = {"time_limit": float, "cpu_limit": float, "memory_limit": "size",
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 # The keys each table may have: a misspelt key would otherwise be ignored without a word.
 KEYS = {
-    "top level": {"course", "limits", "assignment"},
+    "top level": {"course", "limits", "late", "assignment"},
     "course": {"name", "seed_policy", "public_seed", "grading_seed", "timezone"},
     "limits": set(LIMIT_KEYS),
     "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "thresholds", "due",
-                   *LIMIT_KEYS},
+                   "late", *LIMIT_KEYS},
+    "late": {"penalty_per_day", "max_penalty", "grace_minutes", "hard_deadline_days"},
     "task": {"id", "points", "title"},
 }
 
@@ -52,6 +53,27 @@ class Limits:
 
 
 @dataclasses.dataclass(frozen=True)
+class LatePolicy:
+    """What a late submission loses (autograder.late applies it): `penalty_per_day` of the
+    assignment's points per day late (days rounded up; late by at most `grace_minutes` counts
+    as on time), at most `max_penalty` of them in all, and everything once it is more than
+    `hard_deadline_days` days late (None: no hard deadline). Fractions are in [0, 1]."""
+    penalty_per_day: float = 0.0
+    max_penalty: float = 1.0
+    grace_minutes: float = 0.0
+    hard_deadline_days: float | None = None
+
+    def describe(self) -> str:
+        parts = [f"{self.penalty_per_day:.4g} of the points per day late"
+                 + (f", at most {self.max_penalty:.4g}" if self.max_penalty < 1 else "")]
+        if self.grace_minutes:
+            parts.append(f"{self.grace_minutes:g} minutes' grace")
+        if self.hard_deadline_days is not None:
+            parts.append(f"0 points when more than {self.hard_deadline_days:g} days late")
+        return "; ".join(parts)
+
+
+@dataclasses.dataclass(frozen=True)
 class Assignment:
     id: str
     notebook: str
@@ -61,6 +83,7 @@ class Assignment:
     thresholds: dict
     limits: Limits
     due: datetime.datetime | None = None   # time-zone aware; None: no due date (see `parse_due`)
+    late: LatePolicy | None = None         # None: nothing is late (no policy, or no due date)
 
     @property
     def max_score(self) -> float:
@@ -96,6 +119,10 @@ class Course:
     assignments: tuple
     path: Path
     timezone: str = "UTC"
+
+    @property
+    def zone(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.timezone)
 
     def assignment(self, assignment_id) -> Assignment:
         for a in self.assignments:
@@ -160,6 +187,37 @@ def parse_due(value, where, zone=datetime.timezone.utc) -> datetime.datetime:
         raise CourseError(f"{where}: {value.isoformat()} is a time of day without a date "
                           f"({DUE_EXAMPLE})")
     raise CourseError(f"{where}: expected a TOML date or date-time ({DUE_EXAMPLE}), got {value!r}")
+
+
+LATE_EXAMPLE = ("e.g. [late] penalty_per_day = 0.1, max_penalty = 0.5, grace_minutes = 15, "
+                "hard_deadline_days = 7")
+
+
+def parse_late(table, defaults, where) -> LatePolicy:
+    """A late policy: `table`'s keys over `defaults` (the course's [late], or {})."""
+    if not isinstance(table, dict):
+        raise CourseError(f"{where}: expected a table of late-policy keys ({LATE_EXAMPLE}), got {table!r}")
+    _known_keys(table, "late", where)
+    merged = {**defaults, **table}
+    if "penalty_per_day" not in merged and "hard_deadline_days" not in merged:
+        raise CourseError(f"{where}: a late policy needs penalty_per_day or hard_deadline_days "
+                          f"(or both; {LATE_EXAMPLE})")
+    values = {}
+    for key, low, high, meaning in (
+            ("penalty_per_day", 0, 1, "a fraction of the assignment's points per day late, e.g. 0.1"),
+            ("max_penalty", 0, 1, "the most a late submission loses, as a fraction of its points, e.g. 0.5"),
+            ("grace_minutes", 0, None, "minutes after the due date that still count as on time"),
+            ("hard_deadline_days", 0, None, "days after the due date after which a submission gets 0")):
+        if key not in merged:
+            continue
+        value = merged[key]
+        if (not isinstance(value, (int, float)) or isinstance(value, bool) or value < low
+                or high is not None and value > high or key == "hard_deadline_days" and value == 0):
+            bounds = f"from {low} to {high}" if high is not None else (
+                "above 0" if key == "hard_deadline_days" else f">= {low}")
+            raise CourseError(f"{where}: {key} must be a number {bounds} ({meaning}), not {value!r}")
+        values[key] = float(value)
+    return LatePolicy(**values)
 
 
 def _toml_error(path: Path, text: str, error: tomllib.TOMLDecodeError) -> str:
@@ -247,6 +305,8 @@ def load_course(path=None) -> Course:
     zone = parse_timezone(timezone, f"{where}: [course] timezone")
     defaults = data.get("limits", {})
     _known_keys(defaults, "limits", f"{where}: [limits]")
+    course_late = data.get("late")
+    late = parse_late(course_late, {}, f"{where}: [late]") if course_late is not None else None
     assignments, seen_tasks = [], {}
     for i, table in enumerate(_require(data, "assignment", list, where)):
         at = f"{where}: assignment[{i}]"
@@ -272,6 +332,12 @@ def load_course(path=None) -> Course:
         forbidden = table.get("forbidden_imports", [])
         if not isinstance(forbidden, list) or not all(isinstance(m, str) for m in forbidden):
             raise CourseError(f"{at}.forbidden_imports: expected a list of module names")
+        late_policy = late
+        if "late" in table:
+            if "due" not in table:
+                raise CourseError(f"{at}: late: the assignment has no due date, so nothing is "
+                                  f"late; add due = ... ({DUE_EXAMPLE}) or remove its late table")
+            late_policy = parse_late(table["late"], course_late or {}, f"{at}: late")
         thresholds = table.get("thresholds", {})
         if not all(isinstance(v, (int, float)) for v in thresholds.values()):
             raise CourseError(f"{at}.thresholds: values must be numbers")
@@ -279,7 +345,8 @@ def load_course(path=None) -> Course:
             id=aid, notebook=_require(table, "notebook", str, at), title=table.get("title", aid),
             tasks=tuple(tasks), forbidden_imports=tuple(forbidden), thresholds=dict(thresholds),
             limits=_limits(table, defaults, at),
-            due=parse_due(table["due"], f"{at}: due", zone) if "due" in table else None))
+            due=parse_due(table["due"], f"{at}: due", zone) if "due" in table else None,
+            late=late_policy if "due" in table else None))
     return Course(name=course.get("name", "course"), public_seed=int(course.get("public_seed", 0)),
                   seed_policy=policy, grading_seed=int(course.get("grading_seed", 0)),
                   assignments=tuple(assignments), path=path, timezone=timezone)

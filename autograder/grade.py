@@ -9,6 +9,7 @@ interrupted run resumes with what is missing.
 from __future__ import annotations
 
 import base64
+import datetime
 import functools
 import hashlib
 import json
@@ -18,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import executors, report, seal
+from . import executors, late, report, seal
 from .course import ROOT, CourseError, load_course
 from .judge import preflight, run_checks
 from .notebook import (NotebookError, cell_labels, code_cells, grade_ids, read_notebook,
@@ -353,20 +354,30 @@ def bounded_total(result):
 
 
 def _total(result):
-    result["score"] = sum(t["points"] for t in result["tasks"])
+    """The points earned: `score`, and `raw_score` too until a late penalty (late.apply, in
+    grade_all) takes its share off `score`."""
+    result["score"] = result["raw_score"] = sum(t["points"] for t in result["tasks"])
     result["max_score"] = sum(t["max_points"] for t in result["tasks"])
     result["grader"] = GRADER_VERSION
     return result
 
 
-def _up_to_date(out, submission, course_digest) -> bool:
+def _up_to_date(out, submission, course_digest, submitted=None) -> bool:
+    """Its result was made from this notebook, this course and (with a late policy) this
+    submission time; a new timestamp.txt or mtime grades it again."""
     path = report.result_path(out, submission.student, submission.assignment_id)
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
         digest = hashlib.sha256(submission.path.read_bytes()).hexdigest()
     except (OSError, ValueError):
         return False
-    return old.get("notebook_sha256") == digest and old.get("course_sha256") == course_digest
+    when = (old.get("late") or {}).get("submitted_at")
+    try:
+        when = datetime.datetime.fromisoformat(when) if when else None
+    except (TypeError, ValueError):
+        return False
+    return old.get("notebook_sha256") == digest and old.get("course_sha256") == course_digest \
+        and when == (submitted.at if submitted else None)
 
 
 def _written(out, result) -> bool:
@@ -436,7 +447,10 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
         stale.unlink(missing_ok=True)
     keys = {(s.student, s.assignment_id) for s in submissions}
     digest = course_digest(course)
-    todo = [s for s in submissions if s.status == "graded" and not _up_to_date(out, s, digest)]
+    submitted = {(s.student, s.assignment_id): late.submitted_for(course, s.assignment_id, s.path)
+                 for s in submissions if s.status != "missing"}
+    todo = [s for s in submissions if s.status == "graded" and not _up_to_date(
+        out, s, digest, submitted[s.student, s.assignment_id])]
     done = sum(s.status == "graded" for s in submissions) - len(todo)    # by an earlier run
     bar = _progress(tqdm, len(submissions), done, progress)
 
@@ -444,6 +458,7 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
 
     def finish(result, figures):
         result["course_sha256"] = digest       # and what discovery noticed, first:
+        late.apply(result, course, submitted.get((result["student"], result["assignment"])))
         result["flags"] = list(dict.fromkeys(noticed.get((result["student"], result["assignment"]), [])
                                              + result["flags"]))
         report.write_feedback(out, result, figures)
@@ -453,6 +468,7 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     for submission in submissions:      # missing, or no telling which notebook: no need to run
         if submission.status != "graded":
             result = dict(ungraded(submission, course), course_sha256=digest)
+            late.apply(result, course, submitted.get((submission.student, submission.assignment_id)))
             if _written(out, result):
                 bar.update(1)
             else:

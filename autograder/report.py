@@ -19,6 +19,8 @@ import reprlib
 import tempfile
 from pathlib import Path
 
+from . import late
+
 STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛", "missing": "–"}
 STATUS_MEANING = {"passed": "passed", "failed": "failed (the message says why)",
                   "error": "error: the code raised or could not be run", "timeout": "time limit reached",
@@ -202,16 +204,30 @@ def write_grades_csv(out: Path, results: list, course, wide: bool = False) -> Pa
                                         for r in cells]])
     else:
         task_ids = [t.id for a in course.assignments for t in a.tasks]
-        writer.writerow(["student", "assignment", "score", "max_score", *task_ids, "flags",
-                         "status", "message"])
+        writer.writerow(["student", "assignment", "score", "max_score", *LATE_COLUMNS, *task_ids,
+                         "flags", "status", "message"])
         for r in results:
             points = {t["id"]: t["points"] for t in r["tasks"]}
             writer.writerow([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
+                             *late_cells(r),
                              *[f"{points[t]:g}" if t in points else "" for t in task_ids],
                              "; ".join(r.get("flags", [])), status(r), r.get("message", "")])
     path = Path(out) / "grades.csv"
     atomic_write(path, buffer.getvalue())
     return path
+
+
+LATE_COLUMNS = ("raw_score", "submitted_at", "submitted_source", "days_late", "late_penalty")
+
+
+def late_cells(result: dict) -> list:
+    """The LATE_COLUMNS of a result: its points before the late penalty, and (with a late
+    policy and a due date, see autograder.late) when it was submitted, by which source, how
+    many days late and the points taken off; empty where nothing can be late."""
+    late = result.get("late") or {}
+    return [f"{result.get('raw_score', result['score']):g}", late.get("submitted_at", ""),
+            late.get("source", ""), late.get("days_late", ""),
+            f"{late['penalty']:g}" if "penalty" in late else ""]
 
 
 def status(result: dict) -> str:
@@ -251,6 +267,7 @@ tr.timeout td:nth-child(2) {{ color: #a4161a; }}
 </style></head><body>
 <h1>{e(result.get('title') or result['assignment'])}</h1>
 <p>Student: <b>{e(result['student'])}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
+{f"<p id='late'>{e(late.describe(result))}</p>" if result.get('late') else ""}
 {f"<p id='message'><b>{e(result['message'])}</b></p>" if result['message'] else ""}
 <table><thead><tr><th>task</th><th>verdict</th><th>points</th><th>message</th><th>measured</th></tr></thead>
 <tbody>{rows}</tbody></table>
@@ -279,6 +296,8 @@ def table(results: list) -> str:
         marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}" for t in r["tasks"])
         if status(r) != "graded":      # say why, instead of a row of ⚠
             marks = f"{STATUS_MARK.get(status(r), '⚠')} {clean_text(r.get('message', ''), 240)}"
+        if (r.get("late") or {}).get("penalty"):
+            marks += f"  (late: {r['late']['days_late']} d, -{r['late']['penalty']:g})"
         lines.append(f"{r['student']:<{width}}  {r['assignment']:<26} "
                      f"{r['score']:>5g}/{r['max_score']:<5g}  {marks}")
     return "\n".join(lines + ["", LEGEND])

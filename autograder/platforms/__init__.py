@@ -19,6 +19,7 @@ import shutil
 import time
 from pathlib import Path
 
+from .. import late
 from ..course import PACKAGE, ROOT, load_course
 
 SECRET_MODE = 0o600      # course.toml in a container: the grading seed, for root (the grader) only
@@ -102,6 +103,8 @@ def summary(result: dict) -> str:
     """The submission's feedback as text: score, why it was not graded (if so), flags, the
     errors of its cells and the end of what it printed."""
     lines = [f"{result['assignment']}: {result['score']:g} / {result['max_score']:g} points"]
+    if result.get("late"):
+        lines.append(late.describe(result))
     if result.get("status") not in (None, "graded"):
         lines.append(result.get("message", ""))
     lines += [f"note: {flag}" for flag in result.get("flags", [])]

@@ -32,9 +32,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .. import report
+from .. import late, report
 from ..course import load_course
-from . import grade_folder, grader_modes, summary, task_output, write_grader
+from . import grade_folder, grader_modes, submitted_notebooks, summary, task_output, write_grader
 
 # The scripts' environment: DP_GRADESCOPE_ROOT (/autograder unless a test says otherwise),
 # DP_GRADESCOPE_PYTHON (the venv's python) and DP_GRADESCOPE_SKIP_INSTALL (setup.sh without apt
@@ -196,6 +196,11 @@ def run(root, assignment_id: str) -> int:
     except IsolationUnavailable as error:
         print(f"not graded: {error}", flush=True)
         return 2
+    notebook = next((p for p in submitted_notebooks(root / "submission")
+                     if p.name == result.get("notebook")), None)
+    course = load_course(course_path)
+    submitted = late.from_gradescope(metadata) or late.submitted_for(course, assignment_id, notebook)
+    late.apply(result, course, submitted)
     results = results_json(report.bounded(result), seconds)
     report.atomic_write(root / "results" / "results.json", json.dumps(results, indent=2) + "\n")
     print(report.table([result]), flush=True)       # stdout: for the instructor (Gradescope)
