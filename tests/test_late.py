@@ -253,3 +253,24 @@ def test_grade_cli_shows_the_late_row(tmp_path):
     assert saved["raw_score"] == saved["score"] == 0 and saved["late"]["penalty"] == 0
     row = next(csv.DictReader((tmp_path / "out" / "grades.csv").open()))
     assert row["days_late"] == "2" and row["submitted_at"] == "2026-10-07T11:00:00+01:00"
+
+
+def test_gradescope_run_takes_the_time_from_created_at(tmp_path, monkeypatch):
+    """run_autograder's hook (grading itself stubbed out): created_at, not the notebook's mtime."""
+    root = tmp_path / "autograder"
+    (root / "source").mkdir(parents=True)
+    (root / "submission").mkdir()
+    (root / "source" / "course.toml").write_text((ROOT / "course.toml").read_text(encoding="utf-8") + POLICY)
+    (root / "submission" / "scalar_autodiff.ipynb").write_text("{}")
+    stamp = (DUE + datetime.timedelta(days=8)).timestamp()               # its mtime: 8 days late
+    os.utime(root / "submission" / "scalar_autodiff.ipynb", (stamp, stamp))
+    (root / "submission_metadata.json").write_text(json.dumps(
+        {"id": 1, "created_at": "2026-10-06T03:12:03.365935-07:00", "users": []}))  # 11 h 13 min late
+    graded = dict(result(8.0), notebook="scalar_autodiff.ipynb")
+    monkeypatch.setattr(gradescope, "grade_folder", lambda *args, **kwargs: (dict(graded), [], 1.0))
+    assert gradescope.run(root, A) == 0
+    written = json.loads((root / "results" / "results.json").read_text())
+    assert written["score"] == 7.0 and f"({late.GRADESCOPE_SOURCE}), due" in written["output"]
+    (root / "submission_metadata.json").write_text("{}")        # no created_at: the mtime
+    assert gradescope.run(root, A) == 0
+    assert json.loads((root / "results" / "results.json").read_text())["score"] == 0   # past hard deadline
