@@ -14,7 +14,9 @@ shown (results.json, the feedback text) contains it.
 """
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
+import os
 import shutil
 import time
 from pathlib import Path
@@ -114,3 +116,16 @@ def summary(result: dict) -> str:
     if result.get("output"):
         lines += ["", "What the notebook printed (its end):", result["output"]]
     return "\n".join(lines)
+
+
+def container_main(argv, module: str, caller: str, run, root_variable: str, default_root: str) -> int:
+    """The command line that a platform's container script calls: `python -m <module> run
+    ASSIGNMENT [--root R]` (R defaults to $`root_variable`, else `default_root`)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}",
+                                     description=f"what {caller} calls in the container")
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade = commands.add_parser("run", help="grade the submission and write results.json")
+    grade.add_argument("assignment")
+    grade.add_argument("--root", default=os.environ.get(root_variable, default_root))
+    args = parser.parse_args(argv)
+    return run(args.root, args.assignment)

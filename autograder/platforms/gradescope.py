@@ -22,7 +22,6 @@ of the submitters), which makes the per-student seed the same on every resubmiss
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -34,7 +33,8 @@ from pathlib import Path
 
 from .. import late, report
 from ..course import load_course
-from . import grade_folder, grader_modes, submitted_notebooks, summary, task_output, write_grader
+from . import (container_main, grade_folder, grader_modes, submitted_notebooks, summary,
+               task_output, write_grader)
 
 # The scripts' environment: DP_GRADESCOPE_ROOT (/autograder unless a test says otherwise),
 # DP_GRADESCOPE_PYTHON (the venv's python) and DP_GRADESCOPE_SKIP_INSTALL (setup.sh without apt
@@ -208,14 +208,7 @@ def run(root, assignment_id: str) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.platforms.gradescope",
-                                     description="what run_autograder calls in the container")
-    commands = parser.add_subparsers(dest="command", required=True)
-    grade = commands.add_parser("run", help="grade the submission and write results.json")
-    grade.add_argument("assignment")
-    grade.add_argument("--root", default=os.environ.get(ROOT_VARIABLE, DEFAULT_ROOT))
-    args = parser.parse_args(argv)
-    return run(args.root, args.assignment)
+    return container_main(argv, "autograder.platforms.gradescope", "run_autograder", run, ROOT_VARIABLE, DEFAULT_ROOT)
 
 
 def cli(args) -> int:

@@ -23,10 +23,8 @@ hidden inputs, and a regrade the same ones.
 """
 from __future__ import annotations
 
-import argparse
 import base64
 import json
-import os
 import shlex
 import sys
 import uuid
@@ -34,7 +32,7 @@ from pathlib import Path
 
 from .. import report
 from ..course import load_course
-from . import grade_folder, grader_modes, summary, task_output, write_grader
+from . import container_main, grade_folder, grader_modes, summary, task_output, write_grader
 
 # run.sh's environment: DP_PRAIRIELEARN_ROOT (/grade unless a test says otherwise) and
 # DP_PRAIRIELEARN_PYTHON (the image's python3 unless a test says otherwise).
@@ -178,14 +176,7 @@ def run(root, assignment_id: str) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.platforms.prairielearn",
-                                     description="what run.sh calls in the grading container")
-    commands = parser.add_subparsers(dest="command", required=True)
-    grade = commands.add_parser("run", help="grade the submission and write results.json")
-    grade.add_argument("assignment")
-    grade.add_argument("--root", default=os.environ.get(ROOT_VARIABLE, DEFAULT_ROOT))
-    args = parser.parse_args(argv)
-    return run(args.root, args.assignment)
+    return container_main(argv, "autograder.platforms.prairielearn", "run.sh", run, ROOT_VARIABLE, DEFAULT_ROOT)
 
 
 def cli(args) -> int:
