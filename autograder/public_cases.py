@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import io
 import json
 import os
@@ -39,6 +40,16 @@ class PublicCasesError(RuntimeError):
 def has_references(assignment) -> bool:
     """Whether the checks of `assignment` have a reference module (and so need public cases)."""
     return (PACKAGE / "references" / f"{assignment.notebook}.py").is_file()
+
+
+def needs_recording(assignment) -> bool:
+    """Whether a release must run `assignment`'s solution to record its public cases: it has
+    references, and their module does not declare `PUBLIC_CASES = False` (references that the
+    checks call only when grading, such as 09's forward pass on the held-out digits)."""
+    if not has_references(assignment):
+        return False
+    module = importlib.import_module(f"{__package__}.references.{assignment.notebook}")
+    return getattr(module, "PUBLIC_CASES", True) is not False
 
 
 def _fingerprint(assignment, seed: int, root: Path) -> str:
@@ -130,6 +141,8 @@ def record(assignment, seed: int, root: Path = ROOT) -> dict:
     solution with the public seed `seed`. The solution must pass them. Kept per process, and on
     disk in build/public_cases/ (under `root`) as long as nothing they depend on changes
     (`_fingerprint`): a release re-runs only the solutions whose cases may have changed."""
+    if not needs_recording(assignment):
+        return {}
     fingerprint = _fingerprint(assignment, seed, root)
     stored = Path(root) / CACHE / f"{assignment.notebook}-{fingerprint}.json"
     if fingerprint not in _cache:
@@ -173,7 +186,7 @@ def write(folder: Path, assignments, seed: int | None = None, root: Path = ROOT,
     kept = {a.id for a in wanted if _fingerprint(a, seed, root) in _cache
             or (Path(root) / CACHE / f"{a.notebook}-{_fingerprint(a, seed, root)}.json").is_file()}
     computed = {}
-    todo = [a for a in wanted if a.id not in kept]
+    todo = [a for a in wanted if a.id not in kept and needs_recording(a)]
     if todo:
         jobs = min(len(todo), jobs or os.cpu_count() or 1)
         log(f"  running {len(todo)} solution(s) and their checks, {jobs} at a time"

@@ -23,8 +23,12 @@ from tests.grading import COURSE, mutate, solution_source, stub_source
 
 _recorded: dict = {}     # {assignment id: (solution namespace, cases, results with the references)}
 # notebooks whose self-check makes no reference call by design, and why
-WITHOUT_PUBLIC_CASES = {"09_mnist": "the grader's forward pass on the student's trained parameters "
-                                    "runs only when grading; the self-check takes the network's own"}
+# The assignments whose references declare that the checks call them only when grading
+# (PUBLIC_CASES = False: a release records nothing for them without running the solution); the
+# test below runs each solution anyway and checks the declaration (09: the grader's forward pass
+# on the student's trained parameters; the self-check takes the network's own).
+WITHOUT_PUBLIC_CASES = {a.id for a in COURSE.assignments
+                        if public_cases.has_references(a) and not public_cases.needs_recording(a)}
 
 
 def mutants_of(assignment) -> list:

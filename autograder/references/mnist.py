@@ -17,6 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+# The checks call these references only when grading, never with the public seed, so a release
+# records no public cases for 09 and need not train its solution to learn that
+# (autograder/public_cases.py; tests/test_mutants.py checks that no public call is made).
+PUBLIC_CASES = False
+
 
 def _sigmoid(a):
     return 0.5 * (1 + np.tanh(a / 2))        # = 1 / (1 + e^-a), without overflow
