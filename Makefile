@@ -23,8 +23,9 @@ sandbox-tools:
 	      { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; \
 	  else echo "note: bubblewrap (bwrap) is not installed: grading refuses untrusted work until it is (see README, Isolation)"; fi; }
 
-# The suite: every test but the end-to-end ones marked slow (minutes each: a fresh clone's
-# student install, nbgrader's run of the hostile corpus), which test-slow runs. CI runs both.
+# The suite: every test but the end-to-end ones marked slow, which install packages into fresh
+# environments (minutes each: a fresh clone's student install with `make lab`, in the repository
+# and in the bundle; Gradescope's setup.sh), which test-slow runs. CI runs both.
 test: $(STAMP) sandbox-tools
 	$(VPY) -m pytest -q -n auto -m "not slow"
 

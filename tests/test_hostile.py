@@ -15,6 +15,7 @@ import json
 import os
 import fcntl
 import re
+import shutil
 import subprocess
 import types
 import sys
@@ -366,43 +367,84 @@ def test_isolation_layers(batch):
 
 
 # -- the same corpus under `nbgrader autograde` (issue 14) -------------------------------------
-def _autograde(folder: Path, batch_root: Path):
+NBGRADER_RUNS = 4      # `nbgrader autograde` processes at once, each on a copy of the course
+
+
+def _chunks(seconds: dict, count: int) -> list:
+    """The students split into `count` lists of about equal grading time (`seconds`, as `grade`
+    took), the longest first: the runaway notebooks, which wait out their time limit, go to
+    different runs."""
+    chunks = [[] for _ in range(count)]
+    load = [0.0] * count
+    for student in sorted(seconds, key=lambda s: (-seconds[s], s)):
+        lightest = load.index(min(load))
+        chunks[lightest].append(student)
+        load[lightest] += seconds[student]
+    return [sorted(chunk) for chunk in chunks if chunk]
+
+
+def _autograde(folder: Path, batch_root: Path, seconds: dict):
     """The batch's submissions in a course that `nbgrader-course` writes, autograded by nbgrader
     itself (its SandboxGrade preprocessor: grade_one, in the sandbox) with the batch's course.toml
-    and secret. Writes autograde.log and, per student, the gradebook's score (None: no score)."""
+    and secret. NBGRADER_RUNS copies of the course each autograde a share of the students
+    (`_chunks`) at the same time, as separate nbgrader processes with gradebooks of their own:
+    most of the time goes into waiting out the runaway notebooks' time limits. Writes
+    autograde.log and, per student, the gradebook's score (None: no score)."""
     from autograder.gradebook import COURSE_ID, open_gradebook
     students = sorted(p.name for p in (batch_root / "submitted").iterdir())
-    course = folder / "course"
-    subprocess.run([sys.executable, "-m", "autograder", "nbgrader-course", str(course),
+    template = folder / "course"
+    subprocess.run([sys.executable, "-m", "autograder", "nbgrader-course", str(template),
                     "--assignment", A, "--students", ",".join(students)],
                    cwd=ROOT, check=True, capture_output=True, timeout=600)
-    for student in students:
-        target = course / "submitted" / student / A
-        target.mkdir(parents=True, exist_ok=True)
-        for notebook in (batch_root / "submitted" / student / A).iterdir():
-            target.joinpath(notebook.name).write_bytes(notebook.read_bytes())
-    scratch = folder / "scratch"
-    scratch.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "JUPYTER"))}
-    env.update({"AUTOGRADER_GRADING": "1", "PYTHONPATH": "", "TMPDIR": str(scratch),
-                "AUTOGRADER_SECRET": SECRET, "HOME": str(folder),
+    env.update({"AUTOGRADER_GRADING": "1", "PYTHONPATH": "", "AUTOGRADER_SECRET": SECRET,
+                "HOME": str(folder),
                 "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])})
-    run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", A,
-                          f"--SandboxGrade.course_file={batch_root / 'course.toml'}"],
-                         cwd=course, env=env, capture_output=True, text=True, timeout=2400,
-                         stdin=subprocess.DEVNULL)
-    (folder / "autograde.log").write_text(f"exit status {run.returncode}\n{run.stdout}\n{run.stderr}")
-    scores = {}
-    with open_gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
-        for student in students:
-            try:
-                scores[student] = gb.find_submission(A, student).score
-            except Exception:       # noqa: BLE001 - nbgrader's MissingEntry: no submission graded
-                scores[student] = None
+    runs = []
+    for number, chunk in enumerate(_chunks({s: seconds.get(s, 0.0) for s in students},
+                                           NBGRADER_RUNS)):
+        course, scratch = folder / f"course-{number}", folder / f"scratch-{number}"
+        shutil.copytree(template, course)
+        scratch.mkdir()
+        for student in chunk:
+            target = course / "submitted" / student / A
+            target.mkdir(parents=True, exist_ok=True)
+            for notebook in (batch_root / "submitted" / student / A).iterdir():
+                target.joinpath(notebook.name).write_bytes(notebook.read_bytes())
+        log = (folder / f"autograde-{number}.log").open("w")
+        process = subprocess.Popen([sys.executable, "-m", "nbgrader", "autograde", A,
+                                    f"--SandboxGrade.course_file={batch_root / 'course.toml'}"],
+                                   cwd=course, env={**env, "TMPDIR": str(scratch)}, text=True,
+                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        runs.append((course, chunk, process, log))
+    scores, logs = {}, []
+    for number, (course, chunk, process, log) in enumerate(runs):
+        try:
+            status = process.wait(timeout=1200)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            log.close()
+        logs.append(f"== run {number} ({len(chunk)} students): exit status {status}\n"
+                    + (folder / f"autograde-{number}.log").read_text())
+        with open_gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+            for student in chunk:
+                try:
+                    scores[student] = gb.find_submission(A, student).score
+                except Exception:   # noqa: BLE001 - nbgrader's MissingEntry: no submission graded
+                    scores[student] = None
+    (folder / "autograde.log").write_text("\n".join(logs))
     (folder / "scores.json").write_text(json.dumps(scores))
 
 
-@pytest.mark.slow      # nbgrader's own run of 61 notebooks: minutes (make test-slow; CI runs it)
+def test_chunks_share_the_students_and_part_the_longest():
+    seconds = {"a": 30.0, "b": 25.0, "c": 24.0, "d": 1.0, "e": 1.0, "f": 0.5}
+    chunks = _chunks(seconds, 3)
+    assert sorted(s for chunk in chunks for s in chunk) == sorted(seconds)
+    assert [sorted(set(chunk) & {"a", "b", "c"}) for chunk in chunks] == [["a"], ["b"], ["c"]]
+    assert _chunks({"a": 1.0}, 4) == [["a"]]
+
+
 @pytest.mark.parametrize("batch", MODES[:1], indirect=True)
 def test_the_corpus_scores_the_same_under_nbgrader_autograde(batch, tmp_path_factory):
     """Every hostile and damaged notebook gets from `nbgrader autograde` the score `grade` gave
@@ -410,7 +452,8 @@ def test_the_corpus_scores_the_same_under_nbgrader_autograde(batch, tmp_path_fac
     and `grade` gave 0 saying why."""
     from tests.ecosystem import once_per_run
     ours, batch_root = batch[2], batch[1].parent
-    folder = once_per_run(tmp_path_factory, "hostile-nbgrader", lambda f: _autograde(f, batch_root))
+    folder = once_per_run(tmp_path_factory, "hostile-nbgrader", lambda f: _autograde(
+        f, batch_root, {s: r.get("seconds", 0.0) for s, r in ours.items()}))
     theirs = json.loads((folder / "scores.json").read_text())
     log = (folder / "autograde.log").read_text()
     assert set(theirs) == set(ours)

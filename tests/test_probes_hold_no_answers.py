@@ -277,7 +277,6 @@ def graded_in_process(source: str, assignment_id: str) -> dict:
     return {r["id"]: r["points"] for r in results}
 
 
-@pytest.mark.slow     # ~140 stubs, each run and checked: minutes (make test-slow; CI runs it)
 @pytest.mark.parametrize("assignment_id, stub, function", checks_scan_cases())
 def test_a_stub_calling_the_shipped_checks_module_earns_nothing(assignment_id, stub, function):
     assert graded_in_process(stub, assignment_id) == dict.fromkeys(full_marks(assignment_id), 0.0)
