@@ -150,6 +150,11 @@ def _rmsprop_reciprocal(theta, g, state, t, lr, beta, eps):
     return theta - lr * g * (1.0 / (s ** 0.5 + eps))
 
 
+def _rmsprop_reordered(theta, g, state, t, lr, beta, eps):
+    s = state["s"] = (1 - beta) * g * g + beta * state.get("s", 0.0)
+    return theta - lr / (np.sqrt(s) + eps) * g
+
+
 def _adam_folded(theta, g, state, t, lr, beta1, beta2, eps):
     m = _average(state, "m", g, beta1, 1 - beta1)
     v = _average(state, "v", g * g, beta2, 1 - beta2)
@@ -158,7 +163,7 @@ def _adam_folded(theta, g, state, t, lr, beta1, beta2, eps):
 
 
 EQUIVALENT = {"momentum_update": [_momentum_moved],
-              "rmsprop_update": [_rmsprop_moved, _rmsprop_reciprocal],
+              "rmsprop_update": [_rmsprop_moved, _rmsprop_reciprocal, _rmsprop_reordered],
               "adam_update": [_adam_folded]}
 
 
