@@ -2,9 +2,38 @@
 
 Each module defines MUTANTS, a list of tests.grading.Mutant. tests/test_mutants.py grades every
 mutant and asserts it loses its task's points and keeps all others.
+
+The corpus is also what the catalogue of known mistakes (issue 19: the misconceptions that the
+feedback names, registered beside the references in autograder/references/<notebook>.py) is
+measured on. HELD_OUT is the part of it that the catalogue is not written from: every 4th
+mutant of each notebook, in list order (the 4th, 8th, ...), chosen before any diagnosis was
+written. Its coverage is measured and reported (tests/misconception_coverage.py), not asserted.
 """
 import importlib
 import pkgutil
+
+HELD_OUT = frozenset({
+    "01_scalar_autodiff:neg_gradient_sign", "01_scalar_autodiff:exp_derivative_input",
+    "01_scalar_autodiff:no_visited_set",
+    "02_matrix_autodiff:broadcast_gradient_not_reduced", "02_matrix_autodiff:sum_drops_the_axis",
+    "03_dp_library:upstream_ignored", "03_dp_library:bias_named_like_the_weights",
+    "04_activation_functions:whole_training_set",
+    "04_activation_functions:plotted_nets_trained_afterwards",
+    "05_weight_initialisation:xavier_normal_drawn_uniform",
+    "05_weight_initialisation:std_over_the_wrong_axis",
+    "06_optimizers:momentum_mutates_theta", "06_optimizers:rmsprop_eps_inside_sqrt",
+    "06_optimizers:adam_global_step_counter", "06_optimizers:labels_swapped",
+    "07_dropout:global_random_state", "07_dropout:graph_cut",
+    "08_batch_normalisation:no_mean_of_gradient", "08_batch_normalisation:unbiased_running_variance",
+    "10_optimisation_beyond_ml:dx_one_over_the_number_of_points",
+    "10_optimisation_beyond_ml:central_second_derivative_misprinted",
+    "10_optimisation_beyond_ml:gauss_newton_step_with_the_wrong_sign",
+    "11_convolution:input_gradient_valid", "11_convolution:gradient_to_minimum",
+    "11_convolution:descends", "11_convolution:giant_step",
+    "12_recurrent_networks:W_h_gradient_overwritten",
+    "12_recurrent_networks:initial_state_wraps_around",
+    "12_recurrent_networks:learning_rate_too_small",
+})
 
 
 def all_mutants() -> list:
@@ -12,3 +41,8 @@ def all_mutants() -> list:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         found += importlib.import_module(f"{__name__}.{info.name}").MUTANTS
     return found
+
+
+def held_out(mutant) -> bool:
+    """Whether `mutant` is in the held-out part of the corpus (HELD_OUT)."""
+    return repr(mutant) in HELD_OUT
