@@ -313,8 +313,10 @@ def fingerprint(files=()) -> dict:
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             code.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    from dp.data import FILES, names
     data = Path(os.environ.get("DP_DATA_DIR") or Path.home() / ".cache" / "dp" / "mnist").expanduser()
-    mnist = sorted(f"{p.name}:{p.stat().st_size}" for p in data.glob("*.gz")) if data.is_dir() else []
+    mnist = sorted(f"{p.name}:{p.stat().st_size}" for role in FILES  # gzipped or not
+                   for p in map(data.joinpath, names(role)) if p.is_file())
     found = {"python": sys.version.split()[0], "numpy": numpy.__version__,
              "grading code": code.hexdigest()[:16], "MNIST files": " ".join(mnist) or "none",
              "isolation": seal.unavailable() or "sealed (bubblewrap)"}

