@@ -1,5 +1,6 @@
 """What several assignments' checks (autograder/checks/*.py) share: relative errors between what
-a submission returned and the reference, and a probe whose error says what was being done.
+a submission returned and the reference, a probe whose error says what was being done, and the
+naming of a known mistake that a wrong reply equals (`misconception`).
 
 The errors never broadcast: an array of another shape than the reference (an empty one, or one
 of shape (1, 1) that NumPy would stretch) is infinitely wrong, whatever its values."""
@@ -63,3 +64,26 @@ def probe(submission, name, what, **kwargs):
         if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
             raise
         raise ProbeError(f"{error}, {what}") from None
+
+
+def within(tolerance: float, error=rel_error):
+    """close(got, value): the same shape and error(got, value) < tolerance, for `misconception`."""
+    def close(got, value) -> bool:
+        return np.shape(got) == np.shape(value) and error(got, value) < tolerance
+    return close
+
+
+def misconception(got, expected, variants, close, part=None) -> str:
+    """'; it matches a known mistake: <why>' for the first known mistake (`variants`: what
+    `ref.misconceptions.f(...)` or `references.variants(...)` gave, [[id, why, value]], for the
+    inputs that `expected` was computed on) whose value (its `part`: a key, an index, or a
+    function of it) `got` equals by `close(got, value)`, the check's own comparison at its own
+    tolerance; '' when there is none. A mistake that gives the right answer on these inputs
+    (`close(expected, value)`) is never named: a reply that is right there is not one."""
+    for _, why, value in variants or ():
+        if part is not None:
+            value = part(value) if callable(part) else value[part]
+        with np.errstate(all="ignore"):
+            if close(got, value) and not close(expected, value):
+                return f"; it matches a known mistake: {why}"
+    return ""

@@ -7,6 +7,10 @@ run again as the self-check runs them (public seed), recording their reference c
 A replay then returns exactly what the reference computes, so the bundle's self-check gives
 the mutant the verdicts and messages that grading with the public seed gives
 (tests/test_public_cases.py replays the solution, the stub and the cascades in full).
+
+The feedback of a mutant of the written-from part of the corpus names its known mistake (issue
+19: tests/mutants NAMED); what every mutant's feedback names is written down for
+tests/misconception_coverage.py, which reports the coverage of both parts.
 """
 from unittest import mock
 
@@ -14,10 +18,12 @@ import pytest
 
 import autograder.grade
 from autograder import public_cases, references
+from tests import misconception_coverage
 from tests.grading import COURSE, explain, grade_source, points
-from tests.mutants import all_mutants
+from tests.mutants import all_mutants, held_out, naming
 
 MUTANTS = all_mutants()
+NAMED, UNNAMEABLE = naming()
 _solution_cases: dict = {}
 
 
@@ -55,6 +61,11 @@ def test_mutant_is_caught_by_its_task_only(mutant, tmp_path):
     others = {t: p for t, p in got.items() if t != mutant.task}
     assert others == {t: p for t, p in full.items() if t != mutant.task}, (
         f"mutant {mutant!r} cost points outside its task {mutant.task}\n{explain(result)}")
+    named = misconception_coverage.record(mutant, result)
+    if repr(mutant) in NAMED:
+        assert NAMED[repr(mutant)] in named, (
+            f"the feedback of mutant {mutant!r} ({mutant.why}) does not name its known mistake "
+            f"{NAMED[repr(mutant)]!r}\n{explain(result)}")
     if public_cases.has_references(assignment):
         unrecorded = calls - set(solution_cases(assignment))
         assert not unrecorded - references.hint_keys, (
@@ -63,6 +74,22 @@ def test_mutant_is_caught_by_its_task_only(mutant, tmp_path):
             f"check passes a reference something that depends on the submission")
         assert not unrecorded, (f"the self-check of mutant {mutant!r} words {len(unrecorded)} "
                                 f"messages with hints that the public cases do not hold")
+
+
+def test_every_mutant_of_the_written_from_part_is_named_or_said_to_be_unnameable():
+    catalogued = {name.split(":")[0] for name in {**NAMED, **UNNAMEABLE}}
+    for mutant in MUTANTS:
+        name = repr(mutant)
+        if mutant.assignment not in catalogued:
+            continue
+        assert not (name in NAMED and name in UNNAMEABLE), f"{name} is both named and unnameable"
+        if held_out(mutant):
+            assert name not in NAMED, f"{name} is held out: no known mistake is written from it"
+        else:
+            assert name in NAMED or name in UNNAMEABLE, (
+                f"{name} ({mutant.why}): say which known mistake its feedback names (NAMED in "
+                f"tests/mutants/) or why none can be (UNNAMEABLE)")
+    assert set(NAMED) | set(UNNAMEABLE) <= {repr(m) for m in MUTANTS}, "a name of no mutant"
 
 
 def test_the_corpus_covers_every_assignment_with_a_mutant():

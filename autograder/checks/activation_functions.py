@@ -13,7 +13,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.checking import rel_error
+from autograder.checking import misconception, rel_error, within
 from dp import Node
 
 ref = references.of(__name__)
@@ -44,14 +44,6 @@ def random_batch(rng, public):
     x = rng.normal(size=(n, 2))
     y = rng.permutation(np.arange(n) % 2).reshape(n, 1).astype(float)     # both classes
     return x, y
-
-
-def _matches(got, candidates: dict, rtol=RTOL) -> str:
-    """The name of the first candidate that `got` equals, or ''."""
-    for name, value in candidates.items():
-        if np.shape(got) == np.shape(value) and rel_error(got, value) < rtol:
-            return name
-    return ""
 
 
 def _first_difference(got, expected) -> tuple:
@@ -96,12 +88,12 @@ def test_forward_gives_the_probabilities_of_the_specified_network(submission, rn
         f"DeepNetwork({activation!r}).forward(x) for x of shape {x.shape} must return shape "
         f"({len(x)}, 1), one probability per row; it returned shape {got.shape}")
     expected = ref.probabilities(activation, params, x)
-    mistake = _matches(got, ref.hint.forward_mistakes(activation, params, x) or {})
+    mistakes = ref.misconceptions.probabilities(activation, params, x)
     error = metrics[f"max_rel_error_{activation}"] = rel_error(got, expected)
     i, value, right = _first_difference(got, expected)
     assert error < RTOL, (
         f"DeepNetwork({activation!r}).forward(x): row {i} gives {value:.6g}, the network with these "
-        f"weights gives p = {right:.6g}" + (f"; it matches {mistake}" if mistake else ""))
+        f"weights gives p = {right:.6g}" + misconception(got, expected, mistakes, within(RTOL)))
 
 
 # -- bce_loss -------------------------------------------------------------------------------------
@@ -126,11 +118,11 @@ def test_loss_value_is_the_mean_binary_cross_entropy(submission, rng, public, me
     p = rng.uniform(0.02, 0.98, y.shape)
     value = _bce_reply(submission, p, y, "value")
     expected, _ = ref.bce(p, y)
+    mistakes = ref.misconceptions.bce(p, y)
     error = metrics["max_rel_error"] = rel_error(value, expected)
-    hint = _matches(value, ref.hint.bce_mistakes(p, y) or {}, BCE_RTOL)
     assert error < BCE_RTOL, (
         f"bce_loss(p, y) for {len(y)} examples is {value:.6g}, the binary cross-entropy is "
-        f"{expected:.6g}" + (f"; yours is {hint}" if hint else ""))
+        f"{expected:.6g}" + misconception(value, expected, mistakes, within(BCE_RTOL), part=0))
 
 
 @pytest.mark.task("bce_loss")
@@ -139,6 +131,7 @@ def test_loss_gradient_flows_back_to_the_probabilities(submission, rng, public, 
     p = rng.uniform(0.02, 0.98, y.shape)
     grad = _bce_reply(submission, p, y, "grad")
     _, expected = ref.bce(p, y)
+    mistakes = ref.misconceptions.bce(p, y)
     assert grad is not None and grad.shape == p.shape, (
         "bce_loss(p, y) does not depend on p through dp operations (no gradient reaches p); "
         "compute it from the Node p with .log(), * and .mean()")
@@ -146,7 +139,8 @@ def test_loss_gradient_flows_back_to_the_probabilities(submission, rng, public, 
     i, value, right = _first_difference(grad, expected)
     assert error < BCE_RTOL, (
         f"the gradient of bce_loss(p, y) with respect to p[{i}] is {value:.6g}, expected "
-        f"(-y/p + (1 - y)/(1 - p)) / n = {right:.6g}")
+        f"(-y/p + (1 - y)/(1 - p)) / n = {right:.6g}"
+        + misconception(grad, expected, mistakes, within(BCE_RTOL), part=1))
 
 
 @pytest.mark.task("bce_loss")
@@ -174,13 +168,13 @@ def test_gradient_sums_are_the_sums_of_absolute_weight_gradients(submission, rng
     assert got.shape == (10,), (
         f"gradient_sums must return 10 values, one per weight layer; it returned shape {got.shape}")
     expected = ref.gradient_sums("identity", params, x, y)
-    mistake = _matches(got, ref.hint.gradient_sums_mistakes("identity", params, x, y) or {})
+    mistakes = ref.misconceptions.gradient_sums("identity", params, x, y)
     error = metrics["max_rel_error"] = rel_error(got, expected)
     i, value, right = _first_difference(got, expected)
     assert error < RTOL, (
         f"gradient_sums on a network of 10 linear layers and {len(y)} examples: layer {i + 1} "
         f"value {value:.6g} differs from the true sum of |dL/dW| {right:.6g}"
-        + (f"; your values are {mistake}" if mistake else ""))
+        + misconception(got, expected, mistakes, within(RTOL)))
 
 
 # -- vanishing_plot -------------------------------------------------------------------------------
@@ -219,6 +213,11 @@ def dp_gradient_sums(activation, params, x, y) -> np.ndarray:
         h = getattr(h, activation)() if l < 10 else h
     grads = dp.binary_cross_entropy(h, y).grad(1)
     return np.array([float(np.sum(np.abs(grads[f"layer{l}_W"]))) for l in range(1, 11)])
+
+
+@references.misconception("dp_gradient_sums", "the true sums in reverse order: layer 1 comes first")
+def dp_gradient_sums_reversed(activation, params, x, y) -> np.ndarray:
+    return dp_gradient_sums(activation, params, x, y)[::-1]
 
 
 def _true_sums(data, names=ACTIVATIONS) -> dict:
@@ -279,15 +278,17 @@ def test_lines_show_the_true_gradient_sums_of_nets(submission, metrics):
         if error < RTOL:
             continue
         i, value, right = _first_difference(got, truth[name])
-        hint = _matches(got, {
-            **{f"the true sums of nets[{other!r}]: are the labels swapped?": truth[other]
-               for other in ACTIVATIONS if other != name},
-            "the true sums in reverse order: layer 1 comes first": truth[name][::-1]})
+        swapped = [other for other in ACTIVATIONS if other != name
+                   and within(RTOL)(got, truth[other])]
+        x, y = data["x_plot"], data["y_plot"].reshape(-1, 1)
+        hint = misconception(got, truth[name], references.variants(
+            dp_gradient_sums, name, data["nets"][name], x, y), within(RTOL))
         raise AssertionError(
             f"{name} line: layer {i + 1} value {value:.3g} differs from the true gradient sum "
-            f"{right:.3g} of nets[{name!r}] on (x_plot, y_plot); "
-            + (f"your line shows {hint}" if hint else
-               "plot gradient_sums(nets[name], x_plot, y_plot) of the network as specified (if "
+            f"{right:.3g} of nets[{name!r}] on (x_plot, y_plot)"
+            + (f"; your line shows the true sums of nets[{swapped[0]!r}]: are the labels swapped?"
+               if swapped else hint or
+               "; plot gradient_sums(nets[name], x_plot, y_plot) of the network as specified (if "
                "deep_network or bce_loss fails, fix that first), and leave the networks in nets "
                "unchanged after plotting (train copies)"))
 

@@ -14,6 +14,7 @@ import pytest
 from autograder import references
 from autograder.checking import floored_rel_error as rel_error
 from autograder.checking import floored_rel_errors as rel_errors
+from autograder.checking import misconception, within
 
 ref = references.of(__name__)
 
@@ -48,27 +49,22 @@ def random_momentum(rng, public) -> float:
 
 
 # -- comparing ------------------------------------------------------------------------------------
-def _diagnosis(got, candidates: dict) -> str:
-    for name, value in candidates.items():
-        if np.shape(got) == np.shape(value) and rel_error(got, value) < 1e-6:
-            return f"; it matches {name}"
-    return ""
-
-
-def _compare(got, expected, what, metrics, candidates=None, shape_hint="", context=""):
+def _compare(got, expected, what, metrics, mistakes=(), part=None, shape_hint="", context=""):
     """Assert that `got` (an array returned by the student) is `expected`; `context` (the inputs)
-    starts the message."""
+    starts the message, which names the known mistake (`mistakes`, what ref.misconceptions gave,
+    and the `part` of their values that `expected` is) that `got` equals."""
     assert not isinstance(got, dict), f"{context}{what} must be a NumPy array, not a {got['not_array']}"
+    def named() -> str:
+        return misconception(got, expected, mistakes, within(TOL, rel_error), part)
     assert got.shape == expected.shape, (
-        f"{context}{what} has shape {got.shape}, expected {expected.shape}" + shape_hint)
+        f"{context}{what} has shape {got.shape}, expected {expected.shape}" + (named() or shape_hint))
     errors = rel_errors(got, expected)
     error = float(np.max(errors, initial=0.0))
     metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))
     if error > TOL:
         i = tuple(int(k) for k in np.unravel_index(int(np.argmax(errors)), expected.shape))
         raise AssertionError(f"{context}{what}[{', '.join(map(str, i))}] is {got[i]:.6g}, expected "
-                             f"{expected[i]:.6g} (relative error {error:.1e})"
-                             + _diagnosis(got, candidates or {}))
+                             f"{expected[i]:.6g} (relative error {error:.1e})" + named())
 
 
 def _returned(out, function):
@@ -85,8 +81,8 @@ def test_output_is_the_batch_normalised_input_scaled_and_shifted(submission, rng
     out = _returned(submission.probe("forward", x=x, gamma=gamma, beta=beta, eps=eps),
                     "batchnorm_forward")
     expected = ref.forward(x, gamma, beta, eps)
-    _compare(out["y"], expected["y"], "y", metrics, ref.hint.forward_mistakes(x, gamma, beta, eps),
-             context=f"for x of shape {x.shape} and eps = {eps:.2g}: ")
+    _compare(out["y"], expected["y"], "y", metrics, ref.misconceptions.forward(x, gamma, beta, eps),
+             "y", context=f"for x of shape {x.shape} and eps = {eps:.2g}: ")
 
 
 @pytest.mark.task("batchnorm_forward")
@@ -97,19 +93,20 @@ def test_returns_x_hat_and_the_standard_deviation(submission, rng, public, metri
     out = _returned(submission.probe("forward", x=x, gamma=gamma, beta=beta, eps=eps),
                     "batchnorm_forward")
     expected = ref.forward(x, gamma, beta, eps)
-    _compare(out["x_hat"], expected["x_hat"], "x_hat", metrics,
-             ref.hint.x_hat_mistakes(x, gamma, beta, eps))
+    mistakes = ref.misconceptions.forward(x, gamma, beta, eps)
+    _compare(out["x_hat"], expected["x_hat"], "x_hat", metrics, mistakes, "x_hat")
     std = out["std"]
     if isinstance(std, np.ndarray) and std.shape == (x.shape[1],):
         std = std.reshape(1, -1)                       # (d,) is as good as (1, d)
-    _compare(std, expected["std"], "std", metrics, ref.hint.std_mistakes(x, eps),
+    _compare(std, expected["std"], "std", metrics, mistakes, "std",
              shape_hint=" (one value per feature)")
 
 
 # -- batchnorm_backward ---------------------------------------------------------------------------
 @pytest.fixture
 def backward_case(submission, rng, public):
-    """(inputs, the student's gradients, the reference gradients) for a random upstream dy."""
+    """(the known mistakes' gradients, the student's gradients, the reference gradients) for a
+    random upstream dy."""
     x = random_batch(rng, public)
     gamma, beta = random_affine(rng, x.shape[1])
     eps = random_eps(rng, public)
@@ -117,8 +114,9 @@ def backward_case(submission, rng, public):
     forward = ref.forward(x, gamma, beta, eps)
     inputs = {"dy": dy, "x_hat": forward["x_hat"], "std": forward["std"], "gamma": gamma}
     expected = ref.gradients(x, gamma, beta, eps, dy)
+    mistakes = ref.misconceptions.gradients(x, gamma, beta, eps, dy)
     out = _returned(submission.probe("backward", **inputs), "batchnorm_backward")
-    return inputs, out, expected
+    return mistakes, out, expected
 
 
 SUM_OVER_BATCH = " (sum over the batch, axis 0, keeping the axis)"
@@ -126,22 +124,22 @@ SUM_OVER_BATCH = " (sum over the batch, axis 0, keeping the axis)"
 
 @pytest.mark.task("batchnorm_backward")
 def test_dbeta_is_the_sum_of_the_upstream_gradient(backward_case, metrics):
-    inputs, out, expected = backward_case
-    _compare(out["dbeta"], expected["dbeta"], "dbeta", metrics, shape_hint=SUM_OVER_BATCH)
+    mistakes, out, expected = backward_case
+    _compare(out["dbeta"], expected["dbeta"], "dbeta", metrics, mistakes, "dbeta",
+             shape_hint=SUM_OVER_BATCH)
 
 
 @pytest.mark.task("batchnorm_backward")
 def test_dgamma_matches_autodiff(backward_case, metrics):
-    inputs, out, expected = backward_case
-    _compare(out["dgamma"], expected["dgamma"], "dgamma", metrics,
-             ref.hint.dgamma_mistakes(inputs["dy"], inputs["x_hat"], inputs["gamma"]),
+    mistakes, out, expected = backward_case
+    _compare(out["dgamma"], expected["dgamma"], "dgamma", metrics, mistakes, "dgamma",
              shape_hint=SUM_OVER_BATCH)
 
 
 @pytest.mark.task("batchnorm_backward")
 def test_dx_matches_autodiff_of_the_forward_pass(backward_case, metrics):
-    inputs, out, expected = backward_case
-    _compare(out["dx"], expected["dx"], "dx", metrics, ref.hint.dx_mistakes(**inputs))
+    mistakes, out, expected = backward_case
+    _compare(out["dx"], expected["dx"], "dx", metrics, mistakes, "dx")
 
 
 # -- running_statistics ---------------------------------------------------------------------------
@@ -158,14 +156,12 @@ def test_running_statistics_after_several_batches(submission, rng, public, metri
                            running_var=running_var, batches=batches, momentum=momentum)
     assert "error" not in out, f"update_running_statistics must return a tuple; it returned {out['error']}"
     expected = ref.running(running_mean, running_var, batches, momentum)
-    mistakes = ref.hint.running_mistakes(running_mean, running_var, batches, momentum)
-    for step, (got, right) in enumerate(zip(out["steps"], expected), start=1):
-        mean_mistakes, var_mistakes = mistakes[step - 1] if mistakes else (None, None)
-        where = f"after batch {step} of {len(batches)} (momentum {momentum:.3g}): "
-        _compare(got["running_mean"], right["running_mean"], "running_mean", metrics, mean_mistakes,
-                 context=where)
-        _compare(got["running_var"], right["running_var"], "running_var", metrics, var_mistakes,
-                 context=where)
+    mistakes = ref.misconceptions.running(running_mean, running_var, batches, momentum)
+    for step, (got, right) in enumerate(zip(out["steps"], expected)):
+        where = f"after batch {step + 1} of {len(batches)} (momentum {momentum:.3g}): "
+        for name in ("running_mean", "running_var"):
+            _compare(got[name], right[name], name, metrics, mistakes,
+                     lambda steps, step=step, name=name: steps[step][name], context=where)
     assert len(out["steps"]) == len(batches), "update_running_statistics did not return arrays"
 
 
@@ -203,17 +199,16 @@ def test_evaluation_mode_normalises_with_the_running_statistics(eval_case, metri
     x, gamma, beta, eps = case["x"], case["gamma"], case["beta"], case["eps"]
     rm, rv = case["running_mean"], case["running_var"]
     _compare(out["y"], ref.evaluate(x, gamma, beta, rm, rv, eps), "y", metrics,
-             ref.hint.eval_mistakes(x, gamma, beta, rm, rv, eps), context="in evaluation mode: ")
+             ref.misconceptions.evaluate(x, gamma, beta, rm, rv, eps), context="in evaluation mode: ")
 
 
 @pytest.mark.task("batchnorm_eval")
 def test_an_example_is_normalised_the_same_alone_or_in_a_batch(eval_case, metrics):
     case, out = eval_case
-    expected = ref.evaluate(case["x"][:1], case["gamma"], case["beta"], case["running_mean"],
-                              case["running_var"], case["eps"])
-    mistakes = {"beta: a single example normalised with its own batch statistics is 0; use the "
-                "running statistics": case["beta"]}
-    _compare(out["y_first_alone"], expected, "y", metrics, mistakes,
+    inputs = (case["x"][:1], case["gamma"], case["beta"], case["running_mean"],
+              case["running_var"], case["eps"])
+    _compare(out["y_first_alone"], ref.evaluate(*inputs), "y", metrics,
+             ref.misconceptions.evaluate(*inputs),
              context="in evaluation mode, for a batch of one example: ")
 
 

@@ -17,13 +17,12 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import pairs, rel_error
+from autograder.checking import misconception, pairs, rel_error
 
 ref = references.of(__name__)
 
 RTOL = 1e-8            # where no rounding is amplified, equivalent forms agree to 1e-11
 DRIFT_FACTOR = 1000    # equivalent forms measured within 0.1 tolerance, mistakes 7,000+ beyond
-HINT_RTOL = 1e-6       # to recognise a known mistake
 LOSS_NAMES = ("sgd", "momentum", "rmsprop", "adam")
 RULES = ("momentum_update", "rmsprop_update", "adam_update")     # each rule is the task of its name
 
@@ -63,15 +62,6 @@ def steps(rng, public) -> int:
     return 25 if public else int(rng.integers(20, 41))
 
 
-# -- known mistakes ----------------------------------------------------------------------------
-def _hint(mistakes, got) -> str:
-    """Which known mistake's paths ({what is wrong: paths}, or None) the paths `got` are."""
-    for text, candidate in (mistakes or {}).items():
-        if all(p.shape == q.shape and rel_error(p, q) < HINT_RTOL for p, q in zip(got, candidate)):
-            return f"; your path is that of {text}"
-    return ""
-
-
 def _run(submission, rule, hyper, problem, starts, n_steps) -> dict:
     reply = submission.probe("run", rule=rule, hyperparameters=hyper, A=problem["A"],
                              c=problem["c"], starts=starts, steps=n_steps)
@@ -98,13 +88,17 @@ def _setting(rule, hyper, theta0, n_steps) -> str:
             f"{theta0.shape} = {np.round(theta0, 4).tolist()}")
 
 
-def _compare(got, expected, tolerance, what) -> None:
+def _compare(got, expected, tolerance, what, mistakes=(), start=0) -> None:
+    """Assert that the path `got` is `expected` within `tolerance` at every step; `mistakes`:
+    the known mistakes' paths from every start (ref.misconceptions.paths), `start` this path's."""
     assert got.shape == expected.shape, f"{what}: the path has shape {got.shape}, expected {expected.shape}"
     for step, (g, e, t) in enumerate(zip(got, expected, tolerance)):
         if rel_error(g, e) >= t:
             raise AssertionError(
                 f"{what}: theta after step {step} is {np.round(g, 6).ravel().tolist()}, "
-                f"expected {np.round(e, 6).ravel().tolist()}")
+                f"expected {np.round(e, 6).ravel().tolist()}"
+                + misconception(got, expected, mistakes, lambda a, b: _within(a, b, tolerance),
+                                part=start))
 
 
 # -- momentum_update, rmsprop_update, adam_update -----------------------------------------------
@@ -117,14 +111,9 @@ def test_path_is_the_path_of_the_reference_optimizer(submission, rng, public, me
     [got] = reply["paths"]
     [expected] = ref.paths(rule, hyper, problem["A"], problem["c"], [theta0], n_steps)
     [tolerance] = _tolerances(rule, hyper, problem, [theta0], n_steps)
-    mistakes = ref.hint.mistake_paths(rule, hyper, problem["A"], problem["c"], [theta0], n_steps)
+    mistakes = ref.misconceptions.paths(rule, hyper, problem["A"], problem["c"], [theta0], n_steps)
     metrics[f"{rule}_max_rel_error"] = rel_error(got, expected)
-    if not _within(got, expected, tolerance):
-        hint = _hint(mistakes, [got])
-        try:
-            _compare(got, expected, tolerance, _setting(rule, hyper, theta0, n_steps))
-        except AssertionError as error:
-            raise AssertionError(f"{error}{hint}") from None
+    _compare(got, expected, tolerance, _setting(rule, hyper, theta0, n_steps), mistakes)
     _assert_left_unchanged(reply, rule)
 
 
@@ -136,10 +125,11 @@ def test_each_parameter_keeps_its_own_state(submission, rng, public, rule):
     reply = _run(submission, rule, hyper, problem, starts, n_steps)
     expected = ref.paths(rule, hyper, problem["A"], problem["c"], starts, n_steps)
     tolerances = _tolerances(rule, hyper, problem, starts, n_steps)
+    mistakes = ref.misconceptions.paths(rule, hyper, problem["A"], problem["c"], starts, n_steps)
     for i, ((mine, right), tolerance) in enumerate(zip(pairs(reply["paths"], expected, "paths"),
                                                        tolerances)):
         _compare(mine, right, tolerance, f"two parameters updated in turn with {rule}, each with its "
-                                         f"own state dict: parameter {i + 1}")
+                                         f"own state dict: parameter {i + 1}", mistakes, i)
     _assert_left_unchanged(reply, rule)
 
 
@@ -169,6 +159,18 @@ def rosenbrock(path) -> np.ndarray:
     x, y = path[..., 0], path[..., 1]
     with np.errstate(over="ignore", invalid="ignore"):
         return (1 - x) ** 2 + 100 * (y - x ** 2) ** 2
+
+
+@references.misconception("rosenbrock", "the size of the gradient, |grad f(theta_t)|, instead of "
+                                        "the loss f(theta_t)")
+def rosenbrock_gradient_norms(path) -> np.ndarray:
+    x, y = path[..., 0], path[..., 1]
+    return np.hypot(-2 * (1 - x) - 400 * x * (y - x ** 2), 200 * (y - x ** 2))
+
+
+def _same_losses(got, truth) -> np.ndarray:
+    """Where the losses `got` are `truth` (within RTOL; nan where nan)."""
+    return np.isclose(got, truth, rtol=RTOL, atol=0, equal_nan=True)
 
 
 def _loss_axes(data) -> tuple:
@@ -217,7 +219,7 @@ def test_loss_curves_are_the_losses_along_the_paths(submission, metrics):
         assert got.shape == truth.shape, (
             f"the {name!r} line has {got.size} values, but paths[{name!r}] has {truth.size} points: "
             f"plot one loss per point, from the start theta_0 to the end")
-        close = np.isclose(got, truth, rtol=RTOL, atol=0, equal_nan=True)
+        close = _same_losses(got, truth)
         finite = np.isfinite(truth) & np.isfinite(got)
         worst = metrics["max_rel_error"] = max(worst, rel_error(got[finite], truth[finite]))
         if not close.all():
@@ -225,7 +227,10 @@ def test_loss_curves_are_the_losses_along_the_paths(submission, metrics):
             others = [other for other in LOSS_NAMES if other in found and other != name
                       and np.array_equal(got, rosenbrock(found[other]), equal_nan=True)]
             hint = (f"; your line shows the losses of paths[{others[0]!r}]: are the labels swapped?"
-                    if others else "; plot rosenbrock(paths[name])")
+                    if others else misconception(
+                        got, truth, references.variants(rosenbrock, found[name]),
+                        lambda a, b: a.shape == b.shape and _same_losses(a, b).all())
+                    or "; plot rosenbrock(paths[name])")
             raise AssertionError(
                 f"the {name!r} line shows {got[t]:.6g} at step {t}, but the loss at paths[{name!r}][{t}] "
                 f"is {truth[t]:.6g}{hint}")

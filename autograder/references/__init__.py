@@ -34,14 +34,28 @@ recorded raises `NotPublic`, which the self-check reports as "checked when grade
 Arguments are matched as float32 (and exact integers), so a last-bit difference between the
 student's NumPy and the instructor's, in a value the check computed before the call, still finds
 its case.
+
+**Known mistakes** (misconceptions) are registered beside the reference they are a wrong version
+of, with `@misconception(of, why)`: a function with the reference's arguments that returns what
+the mistaken code would return (None where the mistake does not apply). `ref.misconceptions.f(...)`
+gives [[id, why, value], ...] of every known mistake of `f` on these arguments: computed when it
+is read while grading (on the hidden inputs), recorded like a hint for the public cases, and
+replayed in the bundle (the self-check names mistakes on the public inputs); a check hands it to
+`autograder.checking.misconception`, which names the mistake whose value the reply equals. A check
+that recomputes a value from the student's own data (a plot's line, with dp) registers the
+mistakes of that computation beside it in the checks module and gets their values from
+`variants(that_function, ...)`. `catalogue(notebook)` lists them all.
 """
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import importlib
+import inspect
 import json
+import sys
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -165,6 +179,129 @@ class _Proxy(_Calls):
     def __init__(self, notebook: str):
         super().__init__(notebook, hint=False)
         self.hint = _Calls(notebook, hint=True)
+        self.misconceptions = _Misconceptions(notebook)
+
+
+# -- known mistakes ------------------------------------------------------------------------------
+class Misconception(NamedTuple):
+    """A known mistake: `compute` takes the arguments of the function `of` (a reference, or a
+    computation of a checks module) and returns what the mistaken code gives, or None where the
+    mistake does not apply; `where` ({argument: value or tuple of values}) says where it does;
+    `kind`: "references" (a reference's mistake, grader only) or "checks" (shipped)."""
+    id: str
+    of: str
+    why: str
+    where: dict
+    compute: Callable
+    kind: str
+
+
+_catalogue: dict = {}       # {notebook: {id: Misconception}}, filled as the modules are imported
+
+
+def misconception(of: str, why: str, *, name: str | None = None, **where):
+    """Register the decorated function (or any callable, then with `name`) as the known mistake
+    `name` (default: the function's name) of `of`, explained by `why` (one line, shown to the
+    student), in the notebook of the calling module; it applies where the arguments of `of` have
+    the values `where` gives (a tuple: any of them)."""
+    module = sys._getframe(1).f_globals["__name__"]
+    notebook, kind = _notebook(module), _kind(module)
+
+    def register(compute):
+        entry = Misconception(name or compute.__name__, of, why, dict(where), compute, kind)
+        _catalogue.setdefault(notebook, {})[entry.id] = entry
+        return compute
+    return register
+
+
+def _kind(module_name: str) -> str:
+    return "references" if module_name.startswith(__name__ + ".") else "checks"
+
+
+def catalogue(notebook: str) -> list:
+    """The known mistakes of `notebook` (its reference module's and its checks module's)."""
+    import warnings
+    for kind in ("references", "checks"):
+        with contextlib.suppress(ModuleNotFoundError), warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # the checks' `task` mark, registered by the judge
+            importlib.import_module(f"autograder.{kind}.{notebook}")
+    return list(_catalogue.get(notebook, {}).values())
+
+
+def _applies(entry: Misconception, function, args, kwargs) -> bool:
+    if entry.where:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+        bound.apply_defaults()
+        for argument, wanted in entry.where.items():
+            value = bound.arguments[argument]
+            if not (value in wanted if isinstance(wanted, tuple) else value == wanted):
+                return False
+    return True
+
+
+def _variants(notebook: str, kind: str, function, args, kwargs) -> list:
+    """[[id, why, value]] of the known mistakes of `function` (of the modules of `kind`) on these
+    arguments, as plain data."""
+    import numpy as np
+    found = []
+    with np.errstate(all="ignore"):     # a mistake may overflow where the right formula does not
+        for entry in list(_catalogue.get(notebook, {}).values()):
+            if entry.kind == kind and entry.of == function.__name__ and \
+                    _applies(entry, function, args, kwargs):
+                value = entry.compute(*args, **kwargs)
+                if value is not None:
+                    found.append([entry.id, entry.why, value])
+    return protocol.decode(protocol.encode(found))
+
+
+def variants(function, *args, **kwargs) -> list:
+    """[[id, why, value]] of the known mistakes registered for `function`, a computation of a
+    checks module, on these arguments: for values that a check recomputes from the student's
+    own data, which no reference may take."""
+    return _variants(_notebook(function.__module__), "checks", function, args, kwargs)
+
+
+class _Lazy:
+    """A list computed when first read: grading computes known mistakes for failures only."""
+
+    def __init__(self, compute):
+        self._compute, self._items = compute, None
+
+    def __iter__(self):
+        if self._items is None:
+            self._items = self._compute()
+        return iter(self._items)
+
+
+class _Misconceptions:
+    """`ref.misconceptions.f(...)`: [[id, why, value]] of the known mistakes of reference `f`."""
+
+    def __init__(self, notebook: str):
+        self._notebook = notebook
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        notebook = self._notebook
+
+        def call(*args, **kwargs):
+            case = key(f"misconceptions.{name}", args, kwargs)
+            module = _module(notebook)
+            if module is None:
+                cases = _cases(notebook)
+                return protocol.decode(cases[case]) if case in cases else []
+
+            def compute():
+                return _variants(notebook, "references", getattr(module, name), args, kwargs)
+            if _recording is None:
+                return _Lazy(compute)
+            found = compute()
+            _recording.setdefault(notebook, {})[case] = protocol.encode(found)
+            hint_keys.add(case)
+            return found
+
+        call.__name__ = name
+        return call
 
 
 def of(module_name: str) -> _Proxy:

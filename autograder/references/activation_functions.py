@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import misconception
+
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
 
 
@@ -57,22 +59,37 @@ def probabilities(activation, params, x) -> np.ndarray:
     return sigmoid(_forward(activation, params, x)[1])
 
 
-def forward_mistakes(activation, params, x) -> dict:
-    """{what a wrong forward pass computes: its output} for a diagnosis."""
-    _, z = _forward(activation, params, x)
-    mistakes = {"the logits z, not the probability sigmoid(z)": z,
-                "sigmoid(-z), the probability of class 0": sigmoid(-z),
-                f"{activation}(z) at the output instead of sigmoid(z)": ACT[activation][0](z)}
-    for other in ACTIVATIONS:
-        if other != activation:
-            mistakes[f"the network with {other} as the hidden activation"] = probabilities(
-                other, params, x)
-    for l in range(1, 10):
-        mistakes[f"the network without the activation after layer {l}"] = sigmoid(
-            _forward(activation, params, x, plain=(l,))[1])
-    mistakes["the network without any hidden activation"] = sigmoid(
-        _forward(activation, params, x, plain=range(1, 10))[1])
-    return mistakes
+# -- known mistakes of the forward pass (autograder/references/__init__.py: `misconception`) --------
+@misconception("probabilities", "the logits z, not the probability sigmoid(z)")
+def output_logits(activation, params, x):
+    return _forward(activation, params, x)[1]
+
+
+@misconception("probabilities", "sigmoid(-z), the probability of class 0")
+def output_sigmoid_of_minus_z(activation, params, x):
+    return sigmoid(-_forward(activation, params, x)[1])
+
+
+@misconception("probabilities", "the hidden activation at the output instead of sigmoid(z)")
+def output_hidden_activation(activation, params, x):
+    return ACT[activation][0](_forward(activation, params, x)[1])
+
+
+for _other in ACTIVATIONS:
+    misconception("probabilities", f"the network with {_other} as the hidden activation",
+                  name=f"hidden_activation_{_other}",
+                  activation=tuple(a for a in ACTIVATIONS if a != _other))(
+        lambda activation, params, x, other=_other: probabilities(other, params, x))
+for _layer in range(1, 10):
+    misconception("probabilities", f"the network without the activation after layer {_layer}",
+                  name=f"no_activation_after_layer_{_layer}")(
+        lambda activation, params, x, layer=_layer: sigmoid(
+            _forward(activation, params, x, plain=(layer,))[1]))
+
+
+@misconception("probabilities", "the network without any hidden activation")
+def no_hidden_activation(activation, params, x):
+    return sigmoid(_forward(activation, params, x, plain=range(1, 10))[1])
 
 
 def bce(p, y) -> list:
@@ -84,17 +101,27 @@ def bce(p, y) -> list:
     return [float(terms.mean()), grad]
 
 
-def bce_mistakes(p, y) -> dict:
-    """{what a wrong loss computes: its value} for a diagnosis."""
-    expected = bce(p, y)[0]
-    return {
-        "the negative of it: the loss must be -(y log p + (1 - y) log(1 - p))": -expected,
-        "the sum over the examples instead of the mean": expected * len(y),
-        "only the y log p term: the (1 - y) log(1 - p) term of class 0 is missing":
-            float(-np.mean(y * np.log(p))),
-        "only the (1 - y) log(1 - p) term: the y log p term of class 1 is missing":
-            float(-np.mean((1 - y) * np.log1p(-p))),
-    }
+# -- known mistakes of the loss: [value, dL/dp] as `bce` gives them ---------------------------------
+@misconception("bce", "the negative of it: the loss must be -(y log p + (1 - y) log(1 - p))")
+def bce_negated(p, y):
+    value, grad = bce(p, y)
+    return [-value, -grad]
+
+
+@misconception("bce", "the sum over the examples instead of the mean")
+def bce_summed(p, y):
+    value, grad = bce(p, y)
+    return [value * p.size, grad * p.size]
+
+
+@misconception("bce", "only the y log p term: the (1 - y) log(1 - p) term of class 0 is missing")
+def bce_class_1_term_only(p, y):
+    return [float(-np.mean(y * np.log(p))), -y / p / p.size]
+
+
+@misconception("bce", "only the (1 - y) log(1 - p) term: the y log p term of class 1 is missing")
+def bce_class_0_term_only(p, y):
+    return [float(-np.mean((1 - y) * np.log1p(-p))), (1 - y) / (1 - p) / p.size]
 
 
 def gradient_sums(activation, params, x, y) -> np.ndarray:
@@ -102,19 +129,40 @@ def gradient_sums(activation, params, x, y) -> np.ndarray:
     return np.array([np.abs(gw).sum() for gw, _ in _gradients(activation, params, x, y)])
 
 
-def gradient_sums_mistakes(activation, params, x, y) -> dict:
-    """{what a wrong gradient_sums computes: its values} for a diagnosis."""
-    grads = _gradients(activation, params, x, y)
-    sums = np.array([np.abs(gw).sum() for gw, _ in grads])
-    return {
-        "in reverse order: the first value must be layer 1, the input layer": sums[::-1],
-        "in the order layer1, layer10, layer2, ... (sorted as text, not by layer number)":
-            sums[[0, 9, 1, 2, 3, 4, 5, 6, 7, 8]],
-        "sums of the signed gradients: take the absolute values before summing":
-            np.array([gw.sum() for gw, _ in grads]),
-        "the absolute value of the summed gradient: take the absolute values first":
-            np.array([abs(gw.sum()) for gw, _ in grads]),
-        "means instead of sums": np.array([np.abs(gw).mean() for gw, _ in grads]),
-        "sums over the weights and the biases: only the weights W count":
-            np.array([np.abs(gw).sum() + np.abs(gb).sum() for gw, gb in grads]),
-    }
+# -- known mistakes of gradient_sums ---------------------------------------------------------------
+def _weight_gradients(activation, params, x, y) -> list:
+    return [gw for gw, _ in _gradients(activation, params, x, y)]
+
+
+@misconception("gradient_sums", "in reverse order: the first value must be layer 1, the input layer")
+def sums_reversed(activation, params, x, y):
+    return gradient_sums(activation, params, x, y)[::-1]
+
+
+@misconception("gradient_sums", "in the order layer1, layer10, layer2, ... (sorted as text, not by "
+                                "layer number)")
+def sums_sorted_as_text(activation, params, x, y):
+    return gradient_sums(activation, params, x, y)[[0, 9, 1, 2, 3, 4, 5, 6, 7, 8]]
+
+
+@misconception("gradient_sums", "sums of the signed gradients: take the absolute values before "
+                                "summing")
+def sums_signed(activation, params, x, y):
+    return np.array([gw.sum() for gw in _weight_gradients(activation, params, x, y)])
+
+
+@misconception("gradient_sums", "the absolute value of the summed gradient: take the absolute "
+                                "values first")
+def sums_absolute_of_sum(activation, params, x, y):
+    return np.array([abs(gw.sum()) for gw in _weight_gradients(activation, params, x, y)])
+
+
+@misconception("gradient_sums", "means instead of sums")
+def sums_means(activation, params, x, y):
+    return np.array([np.abs(gw).mean() for gw in _weight_gradients(activation, params, x, y)])
+
+
+@misconception("gradient_sums", "sums over the weights and the biases: only the weights W count")
+def sums_with_biases(activation, params, x, y):
+    return np.array([np.abs(gw).sum() + np.abs(gb).sum()
+                     for gw, gb in _gradients(activation, params, x, y)])

@@ -21,6 +21,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from . import misconception
+
 
 def _layer(gamma, beta, eps, momentum=0.9) -> dp.BatchNorm:
     gamma, beta = np.asarray(gamma, dtype=float), np.asarray(beta, dtype=float)
@@ -69,100 +71,196 @@ def evaluate(x, gamma, beta, running_mean, running_var, eps) -> np.ndarray:
     return layer(Node(x)).value
 
 
-# -- known mistakes (hints: they only word a message) -----------------------------------------------
-def forward_mistakes(x, gamma, beta, eps) -> dict:
-    """{what is wrong: the y it gives}."""
+# -- known mistakes (autograder/references/__init__.py: `misconception`) ----------------------------
+def _normalised(x, gamma, beta, mean, std, affine=lambda x_hat, gamma, beta: gamma * x_hat + beta):
+    """What a forward pass that normalises with `mean` and `std` returns, as `forward` does."""
+    x_hat = (x - mean) / std
+    return {"y": affine(x_hat, gamma, beta), "x_hat": x_hat, "std": std}
+
+
+@misconception("forward", "the unbiased variance (dividing by n - 1): divide by n")
+def forward_unbiased_variance(x, gamma, beta, eps):
     mean, var = _statistics(x)
-    n = len(x)
-    normalise = {"the unbiased variance (dividing by n - 1): divide by n":
-                     (x - mean) / np.sqrt(var * n / (n - 1) + eps),
-                 "sqrt(var) + eps: eps goes inside the square root": (x - mean) / (np.sqrt(var) + eps),
-                 "no eps at all": (x - mean) / np.sqrt(var),
-                 "dividing by the variance, not by the standard deviation": (x - mean) / (var + eps),
-                 "statistics over each row (axis 1): normalise each feature over the batch (axis 0)":
-                     (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + eps)}
-    candidates = {name: gamma * x_hat + beta for name, x_hat in normalise.items()}
-    x_hat = (x - mean) / np.sqrt(var + eps)
-    candidates["x_hat without the scale gamma and shift beta"] = x_hat
-    candidates["gamma and beta swapped"] = beta * x_hat + gamma
-    return candidates
+    return _normalised(x, gamma, beta, mean, np.sqrt(var * len(x) / (len(x) - 1) + eps))
 
 
-def x_hat_mistakes(x, gamma, beta, eps) -> dict:
-    """{what is wrong: the x_hat it gives}: the mistakes of the normalisation itself."""
-    return {name: (y - beta) / gamma for name, y in forward_mistakes(x, gamma, beta, eps).items()
-            if "gamma" not in name}
+@misconception("forward", "sqrt(var) + eps: eps goes inside the square root")
+def forward_eps_outside_sqrt(x, gamma, beta, eps):
+    mean, var = _statistics(x)
+    return _normalised(x, gamma, beta, mean, np.sqrt(var) + eps)
 
 
-def std_mistakes(x, eps) -> dict:
-    """{what is wrong: the std it gives}."""
-    _, var = _statistics(x)
-    n = len(x)
-    return {"the standard deviation without eps: std = sqrt(var + eps)": np.sqrt(var),
-            "the variance: std = sqrt(var + eps)": var + eps,
-            "sqrt(var) + eps: eps goes inside the square root": np.sqrt(var) + eps,
-            "the unbiased standard deviation: divide by n": np.sqrt(var * n / (n - 1) + eps)}
+@misconception("forward", "no eps at all: std = sqrt(var + eps)")
+def forward_without_eps(x, gamma, beta, eps):
+    mean, var = _statistics(x)
+    return _normalised(x, gamma, beta, mean, np.sqrt(var))
 
 
-def dgamma_mistakes(dy, x_hat, gamma) -> dict:
-    """{what is wrong: the dgamma it gives}."""
-    return {"sum(dy): that is dbeta": dy.sum(axis=0, keepdims=True),
-            "sum(dy * gamma * x_hat): gamma is not part of dgamma":
-                (dy * gamma * x_hat).sum(axis=0, keepdims=True)}
+@misconception("forward", "dividing by the variance, not by the standard deviation sqrt(var + eps)")
+def forward_divided_by_the_variance(x, gamma, beta, eps):
+    mean, var = _statistics(x)
+    return _normalised(x, gamma, beta, mean, var + eps)
 
 
-def dx_mistakes(dy, x_hat, std, gamma) -> dict:
-    """{what is wrong: the dx it gives}: paths of the graph left out, and alike."""
-    g = gamma * dy
+@misconception("forward", "statistics over each row (axis 1): normalise each feature over the batch "
+                          "(axis 0)")
+def forward_statistics_over_features(x, gamma, beta, eps):
+    mean, var = x.mean(axis=1, keepdims=True), x.var(axis=1, keepdims=True)
+    return _normalised(x, gamma, beta, mean, np.sqrt(var + eps))
 
-    def mean(a):
+
+@misconception("forward", "x_hat without the scale gamma and shift beta")
+def forward_without_gamma_and_beta(x, gamma, beta, eps):
+    mean, var = _statistics(x)
+    return _normalised(x, gamma, beta, mean, np.sqrt(var + eps), lambda x_hat, gamma, beta: x_hat)
+
+
+@misconception("forward", "gamma and beta swapped")
+def forward_gamma_and_beta_swapped(x, gamma, beta, eps):
+    mean, var = _statistics(x)
+    return _normalised(x, gamma, beta, mean, np.sqrt(var + eps),
+                       lambda x_hat, gamma, beta: beta * x_hat + gamma)
+
+
+def _backward(x, gamma, eps, dy, dx=None, dgamma=None):
+    """{"dx", "dgamma", "dbeta"} by the formula, with `dx` (a function of g = gamma dy, x_hat,
+    std and the batch mean) or `dgamma` (of dy, x_hat) replaced by a mistaken one."""
+    mean, var = _statistics(x)
+    std = np.sqrt(var + eps)
+    x_hat, g = (x - mean) / std, gamma * dy
+
+    def average(a):
         return a.mean(axis=0, keepdims=True)
-
-    return {
-        "the formula without the mean of the gradient, - mean(g), the path through mu":
-            (g - x_hat * mean(g * x_hat)) / std,
-        "the formula without - x_hat * mean(g * x_hat), the path through the variance":
-            (g - mean(g)) / std,
-        "gamma * dy / std: only the direct path; mu and the variance depend on x too": g / std,
-        "the formula without gamma: g = gamma * dy": (dy - mean(dy) - x_hat * mean(dy * x_hat)) / std,
-        "the formula multiplied by std instead of divided":
-            (g - mean(g) - x_hat * mean(g * x_hat)) * std}
+    dx = dx or (lambda g, x_hat, std, average: (g - average(g) - x_hat * average(g * x_hat)) / std)
+    dgamma = dgamma or (lambda dy, x_hat: (dy * x_hat).sum(axis=0, keepdims=True))
+    return {"dx": dx(g, x_hat, std, average), "dgamma": dgamma(dy, x_hat),
+            "dbeta": dy.sum(axis=0, keepdims=True)}
 
 
-def running_mistakes(running_mean, running_var, batches, momentum) -> list:
-    """Per batch, [{what is wrong: running_mean}, {what is wrong: running_var}], each from the
-    right running statistics before that batch."""
-    steps, m = [], momentum
-    mean, var = running_mean, running_var
-    for batch, right in zip(batches, running(running_mean, running_var, batches, momentum)):
-        n = len(batch)
-        batch_mean, batch_var = _statistics(batch)
-        steps.append([
-            {"momentum on the wrong side: the momentum weighs the old running mean":
-                 (1 - m) * mean + m * batch_mean,
-             "the batch mean alone": batch_mean,
-             "the old running mean, not updated": mean},
-            {"momentum on the wrong side: the momentum weighs the old running variance":
-                 (1 - m) * var + m * batch_var,
-             "the unbiased batch variance: use the biased one, as in the forward pass":
-                 m * var + (1 - m) * batch_var * n / (n - 1),
-             "the batch standard deviation in place of the variance": m * var + (1 - m) * np.sqrt(batch_var),
-             "the batch variance alone": batch_var,
-             "the old running variance, not updated": var}])
-        mean, var = right["running_mean"], right["running_var"]
+@misconception("gradients", "dgamma = sum(dy): that is dbeta")
+def dgamma_is_dbeta(x, gamma, beta, eps, dy):
+    return _backward(x, gamma, eps, dy, dgamma=lambda dy, x_hat: dy.sum(axis=0, keepdims=True))
+
+
+@misconception("gradients", "dgamma = sum(dy * gamma * x_hat): gamma is not part of dgamma")
+def dgamma_times_gamma(x, gamma, beta, eps, dy):
+    return _backward(x, gamma, eps, dy,
+                     dgamma=lambda dy, x_hat: (dy * gamma * x_hat).sum(axis=0, keepdims=True))
+
+
+@misconception("gradients", "dgamma = dy * x_hat per example: sum it over the batch (axis 0)")
+def dgamma_not_summed(x, gamma, beta, eps, dy):
+    return _backward(x, gamma, eps, dy, dgamma=lambda dy, x_hat: dy * x_hat)
+
+
+@misconception("gradients", "dx without the mean of the gradient, - mean(g): the path through mu")
+def dx_without_the_mean_term(x, gamma, beta, eps, dy):
+    return _backward(x, gamma, eps, dy, dx=lambda g, x_hat, std, average:
+                     (g - x_hat * average(g * x_hat)) / std)
+
+
+@misconception("gradients", "dx without - x_hat * mean(g * x_hat): the path through the variance")
+def dx_without_the_variance_term(x, gamma, beta, eps, dy):
+    return _backward(x, gamma, eps, dy, dx=lambda g, x_hat, std, average: (g - average(g)) / std)
+
+
+@misconception("gradients", "dx = gamma * dy / std: only the direct path; mu and the variance "
+                            "depend on x too")
+def dx_direct_path_only(x, gamma, beta, eps, dy):
+    return _backward(x, gamma, eps, dy, dx=lambda g, x_hat, std, average: g / std)
+
+
+@misconception("gradients", "dx without gamma: g = gamma * dy")
+def dx_without_gamma(x, gamma, beta, eps, dy):
+    return _backward(x, np.ones_like(gamma), eps, dy)       # dgamma does not depend on gamma
+
+
+@misconception("gradients", "dx multiplied by std instead of divided")
+def dx_times_std(x, gamma, beta, eps, dy):
+    return _backward(x, gamma, eps, dy, dx=lambda g, x_hat, std, average:
+                     (g - average(g) - x_hat * average(g * x_hat)) * std)
+
+
+def _running(running_mean, running_var, batches, momentum, update):
+    """[{"running_mean", "running_var"} after each batch] with update(mean, var, batch) ->
+    (new mean, new var) for the running statistics (mean, var)."""
+    steps, mean, var = [], running_mean, running_var
+    for batch in batches:
+        mean, var = update(mean, var, batch)
+        steps.append({"running_mean": mean, "running_var": var})
     return steps
 
 
-def eval_mistakes(x, gamma, beta, running_mean, running_var, eps) -> dict:
-    """{what is wrong: the y it gives} in evaluation mode."""
-    rm, rv = running_mean, running_var
-    batch_mean, batch_var = _statistics(x)
-    return {
-        "the batch statistics: in evaluation mode use the running mean and variance":
-            gamma * (x - batch_mean) / np.sqrt(batch_var + eps) + beta,
-        "the batch mean with the running variance": gamma * (x - batch_mean) / np.sqrt(rv + eps) + beta,
-        "the running mean with the batch variance": gamma * (x - rm) / np.sqrt(batch_var + eps) + beta,
-        "the running variance used as the standard deviation": gamma * (x - rm) / (rv + eps) + beta,
-        "sqrt(running_var) + eps: eps goes inside the square root":
-            gamma * (x - rm) / (np.sqrt(rv) + eps) + beta,
-        "no scale gamma and shift beta": (x - rm) / np.sqrt(rv + eps)}
+def _average(momentum, old, new):
+    return momentum * old + (1 - momentum) * new
+
+
+@misconception("running", "momentum on the wrong side: the momentum weighs the old running "
+                          "statistics, (1 - momentum) the batch's")
+def running_momentum_on_the_wrong_side(running_mean, running_var, batches, momentum):
+    return _running(running_mean, running_var, batches, momentum, lambda mean, var, batch: (
+        _average(1 - momentum, mean, batch.mean(axis=0, keepdims=True)),
+        _average(1 - momentum, var, batch.var(axis=0, keepdims=True))))
+
+
+@misconception("running", "the unbiased batch variance in the running variance: use the biased "
+                          "one, as in the forward pass")
+def running_unbiased_variance(running_mean, running_var, batches, momentum):
+    return _running(running_mean, running_var, batches, momentum, lambda mean, var, batch: (
+        _average(momentum, mean, batch.mean(axis=0, keepdims=True)),
+        _average(momentum, var, batch.var(axis=0, ddof=1, keepdims=True))))
+
+
+@misconception("running", "the batch standard deviation in place of the variance")
+def running_standard_deviation(running_mean, running_var, batches, momentum):
+    return _running(running_mean, running_var, batches, momentum, lambda mean, var, batch: (
+        _average(momentum, mean, batch.mean(axis=0, keepdims=True)),
+        _average(momentum, var, batch.std(axis=0, keepdims=True))))
+
+
+@misconception("running", "the batch statistics alone, not averaged with the running ones")
+def running_batch_statistics_alone(running_mean, running_var, batches, momentum):
+    return _running(running_mean, running_var, batches, momentum, lambda mean, var, batch: (
+        batch.mean(axis=0, keepdims=True), batch.var(axis=0, keepdims=True)))
+
+
+@misconception("running", "the running statistics not updated")
+def running_not_updated(running_mean, running_var, batches, momentum):
+    return _running(running_mean, running_var, batches, momentum,
+                    lambda mean, var, batch: (mean, var))
+
+
+def _evaluated(x, gamma, beta, mean, std):
+    return gamma * (x - mean) / std + beta
+
+
+@misconception("evaluate", "the batch statistics: in evaluation mode use the running mean and "
+                           "variance")
+def eval_batch_statistics(x, gamma, beta, running_mean, running_var, eps):
+    mean, var = _statistics(x)
+    return _evaluated(x, gamma, beta, mean, np.sqrt(var + eps))
+
+
+@misconception("evaluate", "the batch mean with the running variance")
+def eval_batch_mean(x, gamma, beta, running_mean, running_var, eps):
+    return _evaluated(x, gamma, beta, _statistics(x)[0], np.sqrt(running_var + eps))
+
+
+@misconception("evaluate", "the running mean with the batch variance")
+def eval_batch_variance(x, gamma, beta, running_mean, running_var, eps):
+    return _evaluated(x, gamma, beta, running_mean, np.sqrt(_statistics(x)[1] + eps))
+
+
+@misconception("evaluate", "the running variance used as the standard deviation")
+def eval_variance_as_std(x, gamma, beta, running_mean, running_var, eps):
+    return _evaluated(x, gamma, beta, running_mean, running_var + eps)
+
+
+@misconception("evaluate", "sqrt(running_var) + eps: eps goes inside the square root")
+def eval_eps_outside_sqrt(x, gamma, beta, running_mean, running_var, eps):
+    return _evaluated(x, gamma, beta, running_mean, np.sqrt(running_var) + eps)
+
+
+@misconception("evaluate", "no scale gamma and shift beta in evaluation mode")
+def eval_without_gamma_and_beta(x, gamma, beta, running_mean, running_var, eps):
+    return _evaluated(x, 1.0, 0.0, running_mean, np.sqrt(running_var + eps))

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import misconception
+
 
 def _average(state: dict, key: str, x, keep: float, new: float):
     """state[key] <- keep * state[key] + new * x (state[key] = 0 at first); returns it."""
@@ -58,76 +60,139 @@ def _paths(update, A, c, starts, n_steps) -> list:
     return [np.array(path) for path in found]
 
 
-def paths(rule: str, hyper: dict, A, c, starts, n_steps: int) -> list:
-    """[path (n_steps + 1, *theta's shape)] of the textbook `rule` with hyperparameters `hyper`."""
-    update = RULES[rule]
+def _rule_paths(update, hyper: dict, A, c, starts, n_steps: int) -> list:
+    """_paths of update(theta, g, state, t, **hyper), a rule written with its hyperparameters."""
     return _paths(lambda th, g, s, t: update(th, g, s, t, **hyper), A, c, starts, n_steps)
 
 
-def _mistakes(rule: str, hyper: dict) -> dict:
-    """{what is wrong: update(theta, g, state, t)} for mistakes worth naming in a message."""
-    lr = hyper["lr"]
-    if rule == "momentum_update":
-        b = hyper["beta"]
+def paths(rule: str, hyper: dict, A, c, starts, n_steps: int) -> list:
+    """[path (n_steps + 1, *theta's shape)] of the textbook `rule` with hyperparameters `hyper`."""
+    return _rule_paths(RULES[rule], hyper, A, c, starts, n_steps)
 
-        def old_velocity(th, g, s, t):
-            v = s.get("v", 0.0)
-            _average(s, "v", g, b, 1 - b)
-            return th - lr * v
-        return {
-            "v <- beta * v + g: the factor (1 - beta) on g is missing":
-                lambda th, g, s, t: th - lr * _average(s, "v", g, b, 1),
-            "beta and (1 - beta) are swapped: v <- (1 - beta) * v + beta * g":
-                lambda th, g, s, t: th - lr * _average(s, "v", g, 1 - b, b),
-            "plain gradient descent, theta <- theta - lr * g: v is not used":
-                lambda th, g, s, t: th - lr * g,
-            "a step with the v of the previous step: update v first, then step with the new v":
-                old_velocity,
-        }
-    eps = hyper["eps"]
-    if rule == "rmsprop_update":
-        b = hyper["beta"]
 
-        def with_denominator(denominator, keep=b):
-            return lambda th, g, s, t: th - lr * g / denominator(_average(s, "s", g * g, keep, 1 - keep))
+# -- known mistakes (autograder/references/__init__.py: `misconception`) ------------------------
+MISTAKES: dict = {rule: {} for rule in RULES}     # {rule: {id: (why, mistaken update)}}
 
-        def root_kept_in_state(th, g, s, t):
-            s["s"] = np.sqrt(_average(s, "s", g * g, b, 1 - b))
-            return th - lr * g / (s["s"] + eps)
-        return {
-            "eps inside the square root: sqrt(s + eps) instead of sqrt(s) + eps":
-                with_denominator(lambda q: np.sqrt(q + eps)),
-            "the square root is missing: g / (s + eps)": with_denominator(lambda q: q + eps),
-            "eps is missing: g / sqrt(s)": with_denominator(np.sqrt),
-            "beta and (1 - beta) are swapped: s <- (1 - beta) * s + beta * g^2":
-                with_denominator(lambda q: np.sqrt(q) + eps, keep=1 - b),
-            "the state holds sqrt(s) after a step, not s: was the root taken in place?":
-                root_kept_in_state,
-        }
-    b1, b2 = hyper["beta1"], hyper["beta2"]
 
-    def variant(step=lambda t: t, denominator=lambda v: np.sqrt(v) + eps, b1=b1, b2=b2, correct=True):
-        def update(th, g, s, t):
-            m, v = _average(s, "m", g, b1, 1 - b1), _average(s, "v", g * g, b2, 1 - b2)
-            if correct:
-                m, v = m / (1 - b1 ** step(t)), v / (1 - b2 ** step(t))
-            return th - lr * m / denominator(v)
+def _mistake(rule: str, why: str):
+    """Register the decorated update, with `rule`'s arguments, as a known mistake of `rule`: its
+    paths are what `paths(rule, ...)` gives when the student's rule has that mistake."""
+    def register(update):
+        MISTAKES[rule][update.__name__] = why, update
+
+        def mistaken_paths(rule, hyper, A, c, starts, n_steps):
+            return _rule_paths(update, hyper, A, c, starts, n_steps)
+        misconception("paths", why, name=update.__name__, rule=rule)(mistaken_paths)
         return update
-    return {
-        "no bias correction, m and v instead of m_hat and v_hat (or a step count t that does not "
-        "start at 1 with a fresh state)": variant(correct=False),
-        "the bias correction uses t = 1 at every step; t must count the steps": variant(step=lambda t: 1),
-        "eps inside the square root: sqrt(v_hat + eps) instead of sqrt(v_hat) + eps":
-            variant(denominator=lambda v: np.sqrt(v + eps)),
-        "beta1 and beta2 are swapped": variant(b1=b2, b2=b1),
-    }
+    return register
+
+
+@_mistake("momentum_update", "v <- beta * v + g: the factor (1 - beta) on g is missing")
+def momentum_without_one_minus_beta(theta, g, state, t, lr, beta):
+    return theta - lr * _average(state, "v", g, beta, 1)
+
+
+@_mistake("momentum_update", "beta and (1 - beta) are swapped: v <- (1 - beta) * v + beta * g")
+def momentum_beta_swapped(theta, g, state, t, lr, beta):
+    return theta - lr * _average(state, "v", g, 1 - beta, beta)
+
+
+@_mistake("momentum_update", "plain gradient descent, theta <- theta - lr * g: v is not used")
+def momentum_without_velocity(theta, g, state, t, lr, beta):
+    return theta - lr * g
+
+
+@_mistake("momentum_update", "a step with the v of the previous step: update v first, then step "
+                             "with the new v")
+def momentum_with_the_old_velocity(theta, g, state, t, lr, beta):
+    v = state.get("v", 0.0)
+    _average(state, "v", g, beta, 1 - beta)
+    return theta - lr * v
+
+
+def _rmsprop_with(denominator, theta, g, state, lr, beta, keep=None):
+    keep = beta if keep is None else keep
+    return theta - lr * g / denominator(_average(state, "s", g * g, keep, 1 - keep))
+
+
+@_mistake("rmsprop_update", "eps inside the square root: sqrt(s + eps) instead of sqrt(s) + eps")
+def rmsprop_eps_inside_sqrt(theta, g, state, t, lr, beta, eps):
+    return _rmsprop_with(lambda s: np.sqrt(s + eps), theta, g, state, lr, beta)
+
+
+@_mistake("rmsprop_update", "the square root is missing: g / (s + eps)")
+def rmsprop_without_sqrt(theta, g, state, t, lr, beta, eps):
+    return _rmsprop_with(lambda s: s + eps, theta, g, state, lr, beta)
+
+
+@_mistake("rmsprop_update", "eps is missing: g / sqrt(s)")
+def rmsprop_without_eps(theta, g, state, t, lr, beta, eps):
+    return _rmsprop_with(np.sqrt, theta, g, state, lr, beta)
+
+
+@_mistake("rmsprop_update", "beta and (1 - beta) are swapped: s <- (1 - beta) * s + beta * g^2")
+def rmsprop_beta_swapped(theta, g, state, t, lr, beta, eps):
+    return _rmsprop_with(lambda s: np.sqrt(s) + eps, theta, g, state, lr, beta, keep=1 - beta)
+
+
+@_mistake("rmsprop_update", "the state holds sqrt(s) after a step, not s: was the root taken in "
+                            "place?")
+def rmsprop_root_kept_in_state(theta, g, state, t, lr, beta, eps):
+    state["s"] = np.sqrt(_average(state, "s", g * g, beta, 1 - beta))
+    return theta - lr * g / (state["s"] + eps)
+
+
+@_mistake("rmsprop_update", "g squared in place (g **= 2, or g2 = g; g2 **= 2): the step then "
+                            "divides g^2, not g, and the caller's gradient is changed")
+def rmsprop_squares_g_in_place(theta, g, state, t, lr, beta, eps):
+    s = _average(state, "s", g * g, beta, 1 - beta)
+    return theta - lr * g * g / (np.sqrt(s) + eps)
+
+
+def _adam_with(theta, g, state, t, lr, beta1, beta2, eps, step=None, denominator=None,
+               correct=True):
+    m, v = _average(state, "m", g, beta1, 1 - beta1), _average(state, "v", g * g, beta2, 1 - beta2)
+    if correct:
+        t = t if step is None else step
+        m, v = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
+    return theta - lr * m / (np.sqrt(v) + eps if denominator is None else denominator(v))
+
+
+@_mistake("adam_update", "no bias correction, m and v instead of m_hat and v_hat (or a step count "
+                         "t that does not start at 1 with a fresh state)")
+def adam_without_bias_correction(theta, g, state, t, lr, beta1, beta2, eps):
+    return _adam_with(theta, g, state, t, lr, beta1, beta2, eps, correct=False)
+
+
+@_mistake("adam_update", "the bias correction uses t = 1 at every step; t must count the steps")
+def adam_bias_correction_at_t_1(theta, g, state, t, lr, beta1, beta2, eps):
+    return _adam_with(theta, g, state, t, lr, beta1, beta2, eps, step=1)
+
+
+@_mistake("adam_update", "eps inside the square root: sqrt(v_hat + eps) instead of sqrt(v_hat) + eps")
+def adam_eps_inside_sqrt(theta, g, state, t, lr, beta1, beta2, eps):
+    return _adam_with(theta, g, state, t, lr, beta1, beta2, eps,
+                      denominator=lambda v: np.sqrt(v + eps))
+
+
+@_mistake("adam_update", "beta2 for the first moment too: m <- beta2 * m + (1 - beta2) * g")
+def adam_beta2_for_m(theta, g, state, t, lr, beta1, beta2, eps):
+    m = _average(state, "m", g, beta2, 1 - beta2)
+    v = _average(state, "v", g * g, beta2, 1 - beta2)
+    m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
+    return theta - lr * m_hat / (np.sqrt(v_hat) + eps)
+
+
+@_mistake("adam_update", "beta1 and beta2 are swapped")
+def adam_betas_swapped(theta, g, state, t, lr, beta1, beta2, eps):
+    return _adam_with(theta, g, state, t, lr, beta2, beta1, eps)
 
 
 def mistake_paths(rule: str, hyper: dict, A, c, starts, n_steps: int) -> dict:
-    """{what is wrong: [path from each start]} of the known mistakes of `rule` (a hint)."""
+    """{why: [path from each start]} of the known mistakes of `rule`."""
     with np.errstate(all="ignore"):
-        return {text: _paths(update, A, c, starts, n_steps)
-                for text, update in _mistakes(rule, hyper).items()}
+        return {why: _rule_paths(update, hyper, A, c, starts, n_steps)
+                for why, update in MISTAKES[rule].values()}
 
 
 # The same rules in other, equivalent forms (factors moved, a reciprocal, the average as a step
@@ -177,7 +242,7 @@ def drift(rule: str, hyper: dict, A, c, starts, n_steps: int) -> list:
     found = [np.zeros(n_steps + 1) for _ in starts]
     for form in EQUIVALENT[rule]:
         with np.errstate(all="ignore"):
-            other = _paths(lambda th, g, s, t: form(th, g, s, t, **hyper), A, c, starts, n_steps)
+            other = _rule_paths(form, hyper, A, c, starts, n_steps)
         for worst, path, again in zip(found, exact, other):
             scale = np.abs(path) + np.abs(again)
             with np.errstate(all="ignore"):

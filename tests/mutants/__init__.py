@@ -8,6 +8,9 @@ feedback names, registered beside the references in autograder/references/<noteb
 measured on. HELD_OUT is the part of it that the catalogue is not written from: every 4th
 mutant of each notebook, in list order (the 4th, 8th, ...), chosen before any diagnosis was
 written. Its coverage is measured and reported (tests/misconception_coverage.py), not asserted.
+Each module says, of its other mutants, which known mistake the feedback names (NAMED: mutant
+name -> the mistake's id in the catalogue), or why none can be named (UNNAMEABLE: name ->
+reason: the bug is no wrong value, e.g. a plot's labels, an exception, a side effect).
 """
 import importlib
 import pkgutil
@@ -36,11 +39,26 @@ HELD_OUT = frozenset({
 })
 
 
+def _modules() -> list:
+    return [importlib.import_module(f"{__name__}.{info.name}")
+            for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)]
+
+
 def all_mutants() -> list:
-    found = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        found += importlib.import_module(f"{__name__}.{info.name}").MUTANTS
-    return found
+    return [mutant for module in _modules() for mutant in module.MUTANTS]
+
+
+def naming() -> tuple:
+    """({repr of a mutant: the id of the known mistake its feedback names}, {repr of a mutant:
+    why none can be named}) over the corpus."""
+    named, unnameable = {}, {}
+    for module in _modules():
+        assignment = module.MUTANTS[0].assignment
+        named.update({f"{assignment}:{name}": mistake
+                      for name, mistake in getattr(module, "NAMED", {}).items()})
+        unnameable.update({f"{assignment}:{name}": reason
+                           for name, reason in getattr(module, "UNNAMEABLE", {}).items()})
+    return named, unnameable
 
 
 def held_out(mutant) -> bool:

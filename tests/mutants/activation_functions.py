@@ -68,3 +68,18 @@ CASCADES = [
             "for l in range(10, 0, -1)])",
             "output layer first"), {"gradient_sums", "vanishing_plot"}),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/activation_functions.py). The held-out mutants (tests/mutants/__init__.py)
+# are measured, never listed here.
+NAMED = {
+    "sign_flipped": "bce_negated",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "hidden_width_10": "a wrong shape: the network's parameters are not those specified",
+    "no_clipping": "a non-finite value (log 0) where p is 0 or 1, not a value to equal",
+    "linear_y_axis": "a plot's axis scale",
+    "labels_swapped": "a plot's labels",
+    "layers_numbered_from_0": "a plot's x values (its layout)",
+}

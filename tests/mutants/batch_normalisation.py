@@ -50,3 +50,18 @@ MUTANTS = [
            "std = np.sqrt(self.running_var) + self.eps",
            "eps outside the square root in evaluation mode"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/batch_normalisation.py). The held-out mutants (tests/mutants/__init__.py)
+# are measured, never listed here.
+NAMED = {
+    "unbiased_variance": "forward_unbiased_variance",
+    "eps_outside_sqrt": "forward_eps_outside_sqrt",
+    "statistics_over_features": "forward_statistics_over_features",
+    "no_variance_term": "dx_without_the_variance_term",
+    "dgamma_not_summed": "dgamma_not_summed",
+    "momentum_on_the_wrong_side": "running_momentum_on_the_wrong_side",
+    "batch_statistics_in_eval": "eval_batch_statistics",
+    "eval_eps_outside_sqrt": "eval_eps_outside_sqrt",
+}
+UNNAMEABLE = {}

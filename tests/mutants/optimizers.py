@@ -73,3 +73,27 @@ MUTANTS = [
            "ax.plot(np.arange(1, len(path)), rosenbrock(path[1:]), label=name)",
            "the steps counted from 1, leaving out theta_0"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/optimizers.py, autograder/checks/optimizers.py). The held-out mutants
+# (tests/mutants/__init__.py) are measured, never listed here.
+NAMED = {
+    "momentum_without_one_minus_beta": "momentum_without_one_minus_beta",
+    "momentum_beta_swapped": "momentum_beta_swapped",
+    "momentum_step_with_the_old_velocity": "momentum_with_the_old_velocity",
+    "rmsprop_root_taken_in_place": "rmsprop_root_kept_in_state",
+    "rmsprop_without_eps": "rmsprop_without_eps",
+    "rmsprop_without_sqrt": "rmsprop_without_sqrt",
+    "rmsprop_squares_g_in_place": "rmsprop_squares_g_in_place",
+    "adam_without_bias_correction": "adam_without_bias_correction",
+    "adam_bias_correction_at_t_1": "adam_bias_correction_at_t_1",
+    "adam_betas_swapped": "adam_beta2_for_m",
+    "gradient_norm_plotted": "rosenbrock_gradient_norms",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "momentum_mutates_theta": "a side effect: the path is right, the caller's theta is changed",
+    "linear_y_axis": "a plot's axis scale",
+    "labels_swapped": "a plot's labels",
+    "without_the_start": "a plot's x values (its layout)",
+}

@@ -1,0 +1,133 @@
+"""Known mistakes named in feedback (issue 19): the catalogue registered beside the references
+(autograder/references/__init__.py: `misconception`), computed on the check's own inputs when
+grading, recorded and replayed like any reference value in the bundle, and named by one helper
+(autograder/checking.py: `misconception`) only when a reply equals a mistake's value.
+
+The coverage of the corpus of mutants: tests/test_mutants.py (asserted on the written-from part)
+and tests/misconception_coverage.py (measured on the held-out part)."""
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from autograder import references
+from autograder.checking import misconception, within
+from autograder.judge import run_checks
+from autograder.public_cases import has_references, solution_namespace
+from autograder.selfcheck import LocalSubmission
+from tests.grading import COURSE
+from tests.misconception_coverage import NAMING
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    """A reference module `toy`: double(x, how), and two known mistakes of it, one of which
+    applies to how="times" only."""
+    module = types.ModuleType("autograder.references.toy")
+    module.computed = []
+
+    def double(x, how="times"):
+        return np.asarray(x) * 2
+
+    def doubled_twice(x, how="times"):
+        module.computed.append("doubled_twice")
+        return np.asarray(x) * 4
+
+    def squared(x, how="times"):
+        module.computed.append("squared")
+        return np.asarray(x) ** 2
+
+    module.double = double
+    exec("from autograder.references import misconception\n"
+         "misconception('double', 'doubled twice')(doubled_twice)\n"
+         "misconception('double', 'squared, not doubled', how='times')(squared)",
+         {"__name__": "autograder.references.toy", "doubled_twice": doubled_twice,
+          "squared": squared})
+    monkeypatch.setitem(sys.modules, "autograder.references.toy", module)
+    yield module
+    references._catalogue.pop("toy", None)
+
+
+def test_known_mistakes_are_computed_only_when_a_message_reads_them(toy):
+    ref = references.of("autograder.checks.toy")
+    mistakes = ref.misconceptions.double(np.arange(3.0))
+    assert toy.computed == [], "grading a right reply computes no mistake"
+    assert [(m, why) for m, why, _ in mistakes] == [("doubled_twice", "doubled twice"),
+                                                    ("squared", "squared, not doubled")]
+    assert np.array_equal(list(mistakes)[1][2], [0.0, 1.0, 4.0])
+
+
+def test_a_mistake_applies_where_its_arguments_say(toy):
+    ref = references.of("autograder.checks.toy")
+    assert [m for m, _, _ in ref.misconceptions.double(np.arange(3.0), how="plus")] == \
+        ["doubled_twice"]
+
+
+def test_known_mistakes_are_recorded_and_replayed_like_hints(toy):
+    ref = references.of("autograder.checks.toy")
+    x = np.linspace(1, 2, 4)
+    with references.record() as cases:
+        recorded = ref.misconceptions.double(x)
+    assert toy.computed == ["doubled_twice", "squared"], "recording computes every mistake"
+    with references.replay(cases):
+        replayed = ref.misconceptions.double(x.copy())
+        assert toy.computed == ["doubled_twice", "squared"], "a replay computes nothing"
+        assert ref.misconceptions.double(x + 1) == [], "an unrecorded case names nothing"
+    assert [(m, why) for m, why, _ in replayed] == [(m, why) for m, why, _ in recorded]
+    assert all(np.array_equal(a[2], b[2]) for a, b in zip(replayed, recorded))
+
+
+def test_a_reply_is_named_only_when_it_equals_a_mistake_within_the_tolerance():
+    expected, mistakes = np.array([2.0, 4.0]), [["twice", "doubled twice", np.array([4.0, 8.0])]]
+    close = within(1e-8)
+    assert misconception(np.array([4.0, 8.0]), expected, mistakes, close) == \
+        NAMING(why="doubled twice")
+    assert misconception(np.array([4.0, 8.0 + 1e-6]), expected, mistakes, close) == ""
+    assert misconception(np.array([4.0, 8.0, 0.0]), expected, mistakes, close) == ""
+    assert misconception(np.array([4.0, 8.0]), expected, [], close) == ""
+
+
+def test_a_mistake_that_gives_the_right_answer_is_never_named():
+    """Where a mistake's value is the right one (sigmoid(-x) at x = 0), a reply that equals it is
+    right too: nothing is named, whatever else the message says."""
+    expected = np.array([0.5])
+    assert misconception(expected, expected, [["flip", "sigmoid(-x)", np.array([0.5])]],
+                         within(1e-8)) == ""
+
+
+def test_the_part_of_a_mistake_compared_is_the_part_the_check_compares():
+    mistakes = [["m", "a mistake of the gradient only", {"value": 1.0, "grad": np.array([3.0])}]]
+    got, expected = np.array([3.0]), np.array([2.0])
+    assert misconception(got, expected, mistakes, within(1e-8), part="grad")
+    assert not misconception(1.0, 1.0, mistakes, within(1e-8), part="value")
+    assert misconception(got, expected, mistakes, within(1e-8), part=lambda v: v["grad"])
+
+
+# -- the catalogue ------------------------------------------------------------------------------
+CATALOGUED = [a for a in COURSE.assignments if references.catalogue(a.notebook)]
+
+
+@pytest.mark.parametrize("assignment", CATALOGUED, ids=lambda a: a.id)
+def test_the_catalogue_explains_every_mistake_in_one_line_of_its_own(assignment):
+    import importlib
+    entries = references.catalogue(assignment.notebook)
+    whys = [m.why for m in entries]
+    assert len(set(whys)) == len(whys), "two mistakes with the same explanation"
+    for m in entries:
+        assert m.why.strip() and "\n" not in m.why and len(m.why) <= 200, m
+        module = importlib.import_module(f"autograder.{m.kind}.{assignment.notebook}")
+        assert callable(getattr(module, m.of, None)), f"{m.id}: {m.of} is not a function of {module}"
+
+
+@pytest.mark.parametrize("assignment", [a for a in CATALOGUED if a.id != "09_mnist"],
+                         ids=lambda a: a.id)
+def test_a_correct_solution_is_never_told_it_has_a_misconception(assignment):
+    """The solution, graded on hidden inputs of two seeds, passes every check: no message at
+    all, so none that names a mistake."""
+    namespace = solution_namespace(assignment)
+    for seed in (101, 202):
+        results = run_checks(LocalSubmission(namespace, assignment), assignment, seed=seed)
+        messages = [c["message"] for r in results for c in r["checks"]]
+        assert all(r["status"] == "passed" for r in results), messages
+        assert not any(NAMING(why="") in m for m in messages), messages
