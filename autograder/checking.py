@@ -73,17 +73,24 @@ def within(tolerance: float, error=rel_error):
     return close
 
 
+# how a message names the known mistake that a reply equals, and each further one that gives
+# the same value on these inputs
+NAMES, OR_NAMES = "; it matches a known mistake: ", "; or: "
+
+
 def misconception(got, expected, variants, close, part=None) -> str:
-    """'; it matches a known mistake: <why>' for the first known mistake (`variants`: what
+    """'; it matches a known mistake: <why>' for the known mistakes (`variants`: what
     `ref.misconceptions.f(...)` or `references.variants(...)` gave, [[id, why, value]], for the
     inputs that `expected` was computed on) whose value (its `part`: a key, an index, or a
     function of it) `got` equals by `close(got, value)`, the check's own comparison at its own
-    tolerance; '' when there is none. A mistake that gives the right answer on these inputs
+    tolerance (NAMES, and OR_NAMES '<why>' for each further one, when several mistakes give
+    that value on these inputs); '' when there is none. A mistake that gives the right answer on these inputs
     (`close(expected, value)`) is never named: a reply that is right there is not one."""
+    found = []
     for _, why, value in variants or ():
         if part is not None:
             value = part(value) if callable(part) else value[part]
         with np.errstate(all="ignore"):
-            if close(got, value) and not close(expected, value):
-                return f"; it matches a known mistake: {why}"
-    return ""
+            if close(got, value) and not close(expected, value) and why not in found:
+                found.append(why)
+    return "".join((OR_NAMES if i else NAMES) + why for i, why in enumerate(found))

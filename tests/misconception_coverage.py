@@ -18,18 +18,18 @@ import sys
 from pathlib import Path
 
 from autograder import references
-from autograder.checking import misconception
+from autograder.checking import NAMES, OR_NAMES
 from autograder.course import ROOT, load_course
 
 OUTCOMES = ROOT / "build" / "misconception_coverage"
-# how a message names a known mistake: what `misconception` says of a reply that equals one
-NAMING = misconception(0.0, 1.0, [["id", "{why}", 0.0]], lambda a, b: a == b).format
-
-
 def named_in(message: str, assignment_id: str) -> list:
     """The ids of the known mistakes of `assignment_id` that `message` names."""
+    if NAMES not in message:
+        return []
+    named = message.split(NAMES, 1)[1].split(OR_NAMES)
     notebook = load_course().assignment(assignment_id).notebook
-    return [m.id for m in references.catalogue(notebook) if NAMING(why=m.why) in message]
+    return [m.id for m in references.catalogue(notebook)
+            if any(text.startswith(m.why) for text in named)]
 
 
 def record(mutant, result: dict) -> list:

@@ -12,12 +12,11 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import misconception, within
+from autograder.checking import NAMES, OR_NAMES, misconception, within
 from autograder.judge import run_checks
 from autograder.public_cases import has_references, solution_namespace
 from autograder.selfcheck import LocalSubmission
 from tests.grading import COURSE
-from tests.misconception_coverage import NAMING
 
 
 @pytest.fixture
@@ -81,11 +80,17 @@ def test_known_mistakes_are_recorded_and_replayed_like_hints(toy):
 def test_a_reply_is_named_only_when_it_equals_a_mistake_within_the_tolerance():
     expected, mistakes = np.array([2.0, 4.0]), [["twice", "doubled twice", np.array([4.0, 8.0])]]
     close = within(1e-8)
-    assert misconception(np.array([4.0, 8.0]), expected, mistakes, close) == \
-        NAMING(why="doubled twice")
+    assert misconception(np.array([4.0, 8.0]), expected, mistakes, close) == NAMES + "doubled twice"
     assert misconception(np.array([4.0, 8.0 + 1e-6]), expected, mistakes, close) == ""
     assert misconception(np.array([4.0, 8.0, 0.0]), expected, mistakes, close) == ""
     assert misconception(np.array([4.0, 8.0]), expected, [], close) == ""
+
+
+def test_every_mistake_that_gives_the_reply_is_named():
+    mistakes = [["a", "one", np.array([3.0])], ["b", "other", np.array([3.0])],
+                ["c", "third", np.array([5.0])], ["d", "one", np.array([3.0])]]
+    assert misconception(np.array([3.0]), np.array([2.0]), mistakes, within(1e-8)) == \
+        NAMES + "one" + OR_NAMES + "other"
 
 
 def test_a_mistake_that_gives_the_right_answer_is_never_named():
@@ -130,4 +135,43 @@ def test_a_correct_solution_is_never_told_it_has_a_misconception(assignment):
         results = run_checks(LocalSubmission(namespace, assignment), assignment, seed=seed)
         messages = [c["message"] for r in results for c in r["checks"]]
         assert all(r["status"] == "passed" for r in results), messages
-        assert not any(NAMING(why="") in m for m in messages), messages
+        assert not any(NAMES in m for m in messages), messages
+
+
+# -- named on the inputs of the grading, not on others -------------------------------------------
+class Forger(LocalSubmission):
+    """Replies recorded from a submission's run with the public seed, given back in the same
+    order (per probe and named function) whatever the grader asks: the replies of a student who
+    hard-codes what the self-check showed (a known mistake's values on the public inputs)."""
+
+    def __init__(self, namespace, assignment):
+        super().__init__(namespace, assignment)
+        self.recorded, self.replaying = {}, None
+
+    def probe(self, name, **kwargs):
+        kind = (name, *sorted((k, v) for k, v in kwargs.items() if isinstance(v, str)))
+        if self.replaying is None:
+            reply = super().probe(name, **kwargs)
+            self.recorded.setdefault(kind, []).append(reply)
+            return reply
+        return self.replaying[kind].pop(0)
+
+
+def test_a_known_mistake_is_named_on_the_hidden_inputs_only():
+    """The sigmoid of 01 computing sigma(-x): with the public seed, its feedback names the
+    mistake. Its replies to the public inputs, given back when grading with another seed (the
+    same kinds of replies, valid, but the values of other inputs), fail without being named:
+    the mistake's values on the hidden inputs are other ones."""
+    from tests.mutants.scalar_autodiff import MUTANTS
+    from autograder.public_cases import notebook_namespace
+    assignment = COURSE.assignment("01_scalar_autodiff")
+    mutant = next(m for m in MUTANTS if m.name == "sigmoid_of_minus_x")
+    forger = Forger(notebook_namespace(mutant.source(), mutant.name), assignment)
+    [public] = run_checks(forger, assignment, COURSE.public_seed, public=True,
+                          tasks=["scalar_functions"])
+    assert public["status"] == "failed" and NAMES + "sigma(-x)" in public["message"], public
+    forger.replaying = forger.recorded
+    [hidden] = run_checks(forger, assignment, seed=4321, tasks=["scalar_functions"])
+    [sigmoid] = [c for c in hidden["checks"] if "sigmoid" in c["name"]]
+    assert sigmoid["status"] == "failed" and "value of sigmoid(x)" in sigmoid["message"], sigmoid
+    assert all(NAMES not in c["message"] for c in hidden["checks"]), hidden["checks"]

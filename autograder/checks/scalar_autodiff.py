@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import pairs
+from autograder.checking import misconception, pairs
 from autograder.errors import ProbeError
 from dp import relative_error
 
@@ -41,14 +41,15 @@ def signed(rng, low, high, n) -> list:
 
 @pytest.fixture
 def expect(metrics):
-    """expect(received, expected, what): the relative error (with FLOOR) is at most TOL."""
+    """expect(received, expected, what): the relative error (with FLOOR) is at most TOL;
+    `hint()` ends the message when it is not."""
 
-    def expect(received, expected, what, tol=TOL, hint=""):
+    def expect(received, expected, what, tol=TOL, hint=str):
         number = isinstance(received, (int, float)) and not isinstance(received, bool)
         error = float(relative_error(received, expected, FLOOR)) if number else math.nan
         metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0),
                                        error if error <= 1 else 1.0)
-        assert error <= tol, f"{what}: expected {fmt(expected)}, received {fmt(received)}{hint}"
+        assert error <= tol, f"{what}: expected {fmt(expected)}, received {fmt(received)}{hint()}"
 
     return expect
 
@@ -100,17 +101,43 @@ def operand_gradients(parents, operands, what) -> list:
     return [None if i is None else float(grads[i]) for i in operands]
 
 
-def check_operation(received, expected, expr, at, operands, expect, hint=None):
-    """Compare a `binary`/`unary` probe result with dp's (value, [gradient or None, ...])."""
+def _numbers(values) -> np.ndarray:
+    """The numbers of (nested lists of) numbers and Nones, flat; None as nan."""
+    if isinstance(values, (list, tuple)):
+        return np.concatenate([_numbers(v) for v in values] or [np.zeros(0)])
+    return np.array([np.nan if values is None else float(values)])
+
+
+def _error(got, value) -> float:
+    """The largest relative error (with FLOOR) between two nested lists of numbers, where both
+    have one (a None, an operand given as a Python number, on both sides is no error)."""
+    got, value = _numbers(got), _numbers(value)
+    if got.shape != value.shape or np.any(np.isnan(got) != np.isnan(value)):
+        return math.inf
+    known = ~np.isnan(value)
+    return float(np.max(relative_error(got[known], value[known], FLOOR), initial=0.0))
+
+
+def CLOSE(got, value) -> bool:
+    """To name a known mistake: the reply is its value, within the checks' TOL."""
+    return _error(got, value) <= TOL
+
+
+def check_operation(received, expected, expr, at, operands, expect, mistakes):
+    """Compare a `binary`/`unary` probe result with dp's (value, [gradient or None, ...]);
+    `mistakes`: the known mistakes' (value, gradients) on the same operands."""
     value, grads = expected
     assert received.get("type") == "Scalar", (
         f"{expr} {at} returned a {received.get('type')}, not a Scalar")
-    expect(received["value"], value, f"value of {expr} {at}",
-           hint=hint(received["value"], value) if hint else "")
     got_grads = operand_gradients(received["parents"], received["operands"], f"{expr} {at}")
-    for name, got, want in zip(operands, got_grads, grads, strict=True):
+    got = [received["value"], [g if want is not None else None for g, want in zip(got_grads, grads)]]
+
+    def named():
+        return misconception(got, expected, mistakes, CLOSE)
+    expect(received["value"], value, f"value of {expr} {at}", hint=named)
+    for name, mine, want in zip(operands, got_grads, grads, strict=True):
         if want is not None:
-            expect(got, want, f"d({expr})/d{name} {at}")
+            expect(mine, want, f"d({expr})/d{name} {at}", hint=named)
 
 
 def check_binary(submission, expect, op, a, b, number=None):
@@ -119,14 +146,16 @@ def check_binary(submission, expect, op, a, b, number=None):
     at = "at " + ", ".join(f"{n}={fmt(v)}" for n, v, side in (("a", a, "left"), ("b", b, "right"))
                            if number != side)
     received = submission.probe("binary", op=op, a=a, b=b, number=number)
-    check_operation(received, ref.binary(op, a, b, number), expr, at, "ab", expect)
+    check_operation(received, ref.binary(op, a, b, number), expr, at, "ab", expect,
+                    ref.misconceptions.binary(op, a, b, number))
 
 
-def check_unary(submission, expect, fn, x, hint=None):
+def check_unary(submission, expect, fn, x):
     expected = ref.unary(fn, x)
     received = submission.probe("unary", fn=fn, a=x)
     expr = "-x" if fn == "neg" else f"{fn}(x)"
-    check_operation(received, expected, expr, f"at x={fmt(x)}", "x", expect, hint)
+    check_operation(received, expected, expr, f"at x={fmt(x)}", "x", expect,
+                    ref.misconceptions.unary(fn, x))
 
 
 @pytest.mark.task("scalar_arithmetic")
@@ -158,17 +187,11 @@ FUNCTION_INPUTS = {   # away from the points where a typical mistake gives the r
 }
 
 
-def flipped_sigmoid(received, expected) -> str:
-    if abs(received + expected - 1) < 1e-9:
-        return " -- that is sigmoid(-x): check the sign of the exponent"
-    return ""
-
-
 @pytest.mark.task("scalar_functions")
 @pytest.mark.parametrize("fn", FUNCTION_INPUTS)
 def test_function_value_and_derivative(fn, submission, rng, expect):
     for x in FUNCTION_INPUTS[fn](rng):
-        check_unary(submission, expect, fn, x, flipped_sigmoid if fn == "sigmoid" else None)
+        check_unary(submission, expect, fn, x)
 
 
 # -- backward: graphs made of nodes with the true local derivatives ----------------------------
@@ -195,9 +218,12 @@ def check_graph(submission, expect, program, inputs, what):
         raise
     where = f"backward() on {what} ({describe(program, inputs)})"
     expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
-    for i, (got, want) in enumerate(pairs(received["input_grads"], ref.program_gradients(program, inputs),
+    expected = ref.program_gradients(program, inputs)
+    mistakes = ref.misconceptions.program_gradients(program, inputs)
+    for i, (got, want) in enumerate(pairs(received["input_grads"], expected,
                                           f"{where}: input gradients")):
-        expect(got, want, f"{where}: d out/dx{i}")
+        expect(got, want, f"{where}: d out/dx{i}", hint=lambda: misconception(
+            received["input_grads"], expected, mistakes, CLOSE))
 
 
 @pytest.mark.task("scalar_backprop")
@@ -291,13 +317,14 @@ FUNCTIONS = ("exp", "sin", "log", "tanh", "cube")     # by name, as the numgrad 
 def check_numgrad(submission, expect, function, x, eps=None):
     received = submission.probe("numgrad", function=function, x=x, eps=eps)
     expected = ref.derivative(function, x)
+    mistakes = ref.misconceptions.derivative(function, x, eps)
     offsets = received["offsets"]
-    hint = "" if sorted(round(o, 6) for o in offsets) == [-1, 1] else (
+    where = "" if sorted(round(o, 6) for o in offsets) == [-1, 1] else (
         f" (it evaluated f at x + ({', '.join(f'{o:+.3g}' for o in offsets)}) * eps; the "
         f"central difference uses x + eps and x - eps and is accurate to about eps^2)")
     shown = "" if eps is None else f", eps={eps:g}"
     expect(received["estimate"], expected, f"numerical_gradient({function}, x={fmt(x)}{shown})",
-           hint=hint)
+           hint=lambda: misconception(received["estimate"], expected, mistakes, CLOSE) + where)
 
 
 @pytest.mark.task("numerical_gradient")

@@ -12,6 +12,8 @@ import operator
 
 from dp import Node
 
+from . import misconception
+
 PYTHON_OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                     "div": operator.truediv}
 GRAPH_OPS = {"add": operator.add, "mul": operator.mul, "exp": Node.exp, "log": Node.log,
@@ -68,6 +70,123 @@ def graph_nodes(program, inputs) -> list:
     return nodes
 
 
-def derivative(function, x) -> float:
-    """f'(x) for the named function f."""
+def derivative(function, x, eps=None) -> float:
+    """f'(x) for the named function f (eps: the step of the numerical estimate compared with it,
+    which only the known mistakes' estimates depend on)."""
     return float(FUNCTIONS[function](Node(x, "x")).grad(1)["x"])
+
+
+# -- known mistakes (autograder/references/__init__.py: `misconception`) -------------------------
+def _sides(number, da, db) -> list:
+    """[d/da, d/db], None for the side given as a Python number."""
+    return [None if number == "left" else da, None if number == "right" else db]
+
+
+@misconception("binary", "d(a / b)/db = +a / b^2: the minus sign of the quotient rule is lost",
+               op="div")
+def div_denominator_sign(op, a, b, number=None):
+    return [a / b, _sides(number, 1 / b, a / b ** 2)]
+
+
+@misconception("binary", "d(a - b)/db = +1, as if it were a + b", op="sub")
+def sub_gradient_sign(op, a, b, number=None):
+    return [a - b, _sides(number, 1.0, 1.0)]
+
+
+@misconception("binary", "number - a computed as a - number: __rsub__ must return other - self",
+               op="sub", number="left")
+def rsub_order(op, a, b, number=None):
+    return [b - a, _sides(number, None, 1.0)]
+
+
+@misconception("unary", "sigma(-x): the sign of the exponent, sigma(x) = 1 / (1 + e^-x)",
+               fn="sigmoid")
+def sigmoid_of_minus_x(fn, x):
+    value = 1 / (1 + math.exp(x))
+    return [value, [value * (1 - value)]]
+
+
+@misconception("unary", "d tanh x/dx = 1 - tanh x: the square is missing, 1 - tanh^2 x", fn="tanh")
+def tanh_derivative_unsquared(fn, x):
+    return [math.tanh(x), [1 - math.tanh(x)]]
+
+
+@misconception("unary", "d log x/dx = 1/x^2, not 1/x", fn="log")
+def log_derivative_inverse_square(fn, x):
+    return [math.log(x), [1 / x ** 2]]
+
+
+def _backward(program, inputs, order: str, accumulate=True) -> list:
+    """d out / d x_i as a backward() gives them on the graph that the `graph` probe makes from
+    `program`, when it visits the nodes in `order` ("topological": depth-first post-order,
+    reversed, as the notebook's; "preorder": depth-first pre-order from the output;
+    "breadth_first": from the output) and passes each node's grad to its parents in that order,
+    adding it (`accumulate`) or overwriting what a parent had."""
+    parents = [[] for _ in inputs] + [edges for _, edges in graph_nodes(program, inputs)]
+    out, found, seen = len(parents) - 1, [], set()
+    if order == "breadth_first":
+        found, seen = [out], {out}
+        for node in found:          # the list grows as it is read: a queue
+            for p, _ in parents[node]:
+                if p not in seen:
+                    seen.add(p)
+                    found.append(p)
+    else:
+        stack = [(out, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                found.append(node)
+            elif node not in seen:
+                seen.add(node)
+                if order == "preorder":
+                    found.append(node)
+                else:
+                    stack.append((node, True))
+                stack.extend((p, False) for p, _ in parents[node])
+        if order == "topological":
+            found.reverse()
+    grads = dict.fromkeys(range(len(parents)), 0.0)
+    grads[out] = 1.0
+    for node in found:
+        for p, local in parents[node]:
+            grads[p] = (grads[p] if accumulate else 0.0) + local * grads[node]
+    return [grads[i] for i in range(len(inputs))]
+
+
+@misconception("program_gradients", "a node's grad overwritten (=) instead of accumulated (+=): a "
+                                    "node used twice keeps only the last share of its gradient")
+def overwrite_instead_of_accumulate(program, inputs):
+    return _backward(program, inputs, "topological", accumulate=False)
+
+
+@misconception("program_gradients", "the nodes visited in depth-first pre-order from the output: a "
+                                    "node passes its grad on before every node computed from it "
+                                    "has added its share (use a topological order)")
+def preorder_instead_of_topological(program, inputs):
+    return _backward(program, inputs, "preorder")
+
+
+@misconception("program_gradients", "the nodes visited breadth-first from the output: right when "
+                                    "the paths to a node have the same length, wrong otherwise "
+                                    "(use a topological order)")
+def breadth_first_order(program, inputs):
+    return _backward(program, inputs, "breadth_first")
+
+
+@misconception("derivative", "a forward difference (f(x + eps) - f(x)) / eps: an error of order "
+                             "eps, not eps^2 as the central difference")
+def forward_difference(function, x, eps=None):
+    f, eps = ESTIMATED[function], 1e-6 if eps is None else eps
+    return (f(x + eps) - f(x)) / eps
+
+
+@misconception("derivative", "the central difference divided by eps instead of 2 eps")
+def central_difference_over_eps(function, x, eps=None):
+    f, eps = ESTIMATED[function], 1e-6 if eps is None else eps
+    return (f(x + eps) - f(x - eps)) / eps
+
+
+# the functions as the numgrad probe gives them to numerical_gradient (floats in, floats out)
+ESTIMATED = {"exp": math.exp, "sin": math.sin, "log": math.log, "tanh": math.tanh,
+             "cube": lambda x: x ** 3}

@@ -111,3 +111,24 @@ MUTANTS = [
            "return (f(x + eps) - f(x - eps)) / (2 * eps)", "return (f(x + eps) - f(x - eps)) / eps",
            "the central difference divided by eps instead of 2 eps"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/scalar_autodiff.py). The held-out mutants (tests/mutants/__init__.py)
+# are measured, never listed here.
+NAMED = {
+    "div_denominator_sign": "div_denominator_sign",
+    "sub_gradient_sign": "sub_gradient_sign",
+    "rsub_order": "rsub_order",
+    "sigmoid_of_minus_x": "sigmoid_of_minus_x",
+    "tanh_derivative_unsquared": "tanh_derivative_unsquared",
+    "log_derivative_inverse_square": "log_derivative_inverse_square",
+    "overwrite_instead_of_accumulate": "overwrite_instead_of_accumulate",
+    "preorder_instead_of_topological": "preorder_instead_of_topological",
+    "breadth_first_order": "breadth_first_order",
+    "forward_difference": "forward_difference",
+    "half_step": "central_difference_over_eps",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "recursive_topological_sort": "an exception (RecursionError on a deep graph)",
+}
