@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import probe
+from autograder.checking import misconception, probe
 from autograder.probes.recurrent_networks import MAX_UNITS
 from dp import relative_error
 
@@ -32,10 +32,11 @@ T_ADD = 10                             # the adding problem's length, as in the 
 SEQUENCE_MSE = 0.02                    # unless course.toml sets thresholds.sequence_mse
 
 
-def compare(received, expected, what, metrics, tol=TOL, floor=FLOOR, candidates=None):
+def compare(received, expected, what, metrics, tol=TOL, floor=FLOOR, mistakes=(), part=None):
     """Assert that the array `received` is `expected` elementwise (relative error <= tol);
-    record the error in metrics["max_rel_error"]. `candidates`: {mistake: the value it gives},
-    named in the message when `received` matches one."""
+    record the error in metrics["max_rel_error"]. `mistakes`: what ref.misconceptions gave for
+    these inputs, and `part` the part of their values that `expected` is, named in the message
+    when `received` equals one."""
     assert isinstance(received, np.ndarray), (
         f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
     assert received.shape == expected.shape, (
@@ -46,9 +47,8 @@ def compare(received, expected, what, metrics, tol=TOL, floor=FLOOR, candidates=
     metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
     if error > tol:
         at = tuple(int(i) for i in np.unravel_index(int(np.argmax(errors)), errors.shape))
-        hint = next((f"; it matches {mistake}" for mistake, value in (candidates or {}).items()
-                     if np.shape(value) == received.shape
-                     and relative_error(received, value, FLOOR).max() <= tol), "")
+        hint = misconception(received, expected, mistakes, lambda a, b: np.shape(a) == np.shape(b)
+                             and relative_error(a, b, floor).max() <= tol, part)
         raise AssertionError(f"{what}[{', '.join(map(str, at))}] is {received[at]:.8g}, expected "
                              f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
     return error
@@ -80,32 +80,11 @@ def describe(x, h_init=None) -> str:
     return f"{n} sequences of {T} steps with {d} features, {start}"
 
 
-MISTAKES = {
-    "tanh": "BPTT without the tanh derivative (1 - h_t^2)",
-    "overwrite": "a gradient overwritten at every step instead of summed over the steps",
-    "last_step": "BPTT over the last step only",
-    "no_delay": "BPTT that does not send the gradient back through the delay node to h_{t-1}",
-    "wrap": "h_{t-1} at t = 0 read from H[-1] (the last state) instead of h_init",
-    "untransposed": "the gradient sent back through W_h instead of its transpose",
-}
+# the known mistakes of BPTT that the references name (tests/test_nb12 checks each is caught)
+MISTAKES = ("tanh", "overwrite", "last_step", "no_delay", "wrap", "untransposed")
 
 
 # -- rnn_forward -----------------------------------------------------------------------------------
-
-FORWARD_MISTAKES = {       # the mistakes of references.forward_mistakes, in words
-    "no_feedback": "no feedback: every step reads the initial state, not h_{t-1}",
-    "linear": "the cell without its tanh",
-    "ones": "a start from ones: the delay node's default initial state is zeros",
-    "zeros": "a start from zeros: use h_init when it is given",
-}
-
-
-def named(mistakes, words, part=None) -> dict:
-    """{words of a mistake: the value it gives (its `part`)}, for `compare`; empty where the
-    references gave no hint (a hint the bundle did not record is None)."""
-    return {words[m]: value if part is None else value[part]
-            for m, value in (mistakes or {}).items()}
-
 
 def check_states(submission, metrics, x, params, h_init=None):
     steps, width = x.shape[1], params["W_h"].shape[0]
@@ -123,7 +102,7 @@ def check_states(submission, metrics, x, params, h_init=None):
     assert "values" in out, f"rnn_forward on {where}: the states' values are missing from the reply"
     start = np.zeros((steps, width)) if h_init is None else h_init
     compare(out["values"], ref.states(x, params, start), f"the states on {where}", metrics,
-            candidates=named(ref.hint.forward_mistakes(x, params, h_init), FORWARD_MISTAKES))
+            mistakes=ref.misconceptions.states(x, params, start))
 
 
 @pytest.mark.task("rnn_forward")
@@ -182,7 +161,7 @@ def bptt_case(submission, rng, public, T=None, last_state_only=False):
     expected = ref.unrolled_gradients(x, params, h_init, dH)
     missing = sorted(set(expected) - set(out["grads"]))
     assert not missing, f"bptt on {where} returned no gradient for {missing}"
-    mistakes = ref.hint.bptt_mistakes(x, params, h_init, H, dH, list(MISTAKES))
+    mistakes = ref.misconceptions.unrolled_gradients(x, params, h_init, dH)
     return (x, params, h_init, dH), out["grads"], expected, where, mistakes
 
 
@@ -192,7 +171,7 @@ def compare_gradients(received, expected, where, metrics, against, mistakes, tol
     for name in names:
         worst = max(worst, compare(received[name], expected[name],
                                    f"bptt's {name!r} on {where} (vs {against})", metrics, tol,
-                                   floor, named(mistakes, MISTAKES, name)))
+                                   floor, mistakes, name))
     return worst
 
 

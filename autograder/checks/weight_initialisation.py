@@ -15,7 +15,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.checking import rel_error
+from autograder.checking import misconception, rel_error, within
 
 ref = references.of(__name__)
 
@@ -73,14 +73,10 @@ def excess_kurtosis(W) -> float:
     return float(np.mean(centred ** 4) / np.mean(centred ** 2) ** 2 - 3)
 
 
-def _variance_diagnosis(candidates, variance, wanted) -> str:
-    """Which mistaken formula of `candidates` ({what: variance}, or None) the measured variance
-    matches, as a hint."""
-    for text, value in (candidates or {}).items():
-        another = not np.isclose(value, wanted, rtol=2 * VARIANCE_RTOL)
-        if another and abs(variance / value - 1) < VARIANCE_RTOL:
-            return f"; that is {text}"
-    return ""
+def _variance_diagnosis(mistakes, variance, wanted) -> str:
+    """The known mistakes (`mistakes`: [[id, why, the variance it gives]]) whose variance the
+    measured one is, within the check's VARIANCE_RTOL, named."""
+    return misconception(variance, wanted, mistakes, lambda a, b: abs(a / b - 1) < VARIANCE_RTOL)
 
 
 # -- xavier_init, he_init --------------------------------------------------------------------
@@ -97,7 +93,7 @@ def test_weights_have_mean_zero_and_the_specified_variance(submission, rng, publ
     W = _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
     _, _, text = INITIALISERS[name]
     wanted = ref.variance(name, fan_in, fan_out)
-    mistakes = ref.hint.variance_mistakes(name, fan_in, fan_out)
+    mistakes = ref.misconceptions.variance(name, fan_in, fan_out)
     variance, mean = float(W.var()), float(W.mean())
     error = metrics[f"{name}_variance_rel_error"] = variance / wanted - 1
     metrics[f"{name}_mean"] = mean
@@ -167,11 +163,15 @@ def activation_stds(weights, activation, x) -> np.ndarray:
     return np.array(stds)
 
 
-def _statistics_diagnosis(got, candidates) -> str:
-    for text, values in (candidates or {}).items():
-        if np.shape(got) == np.shape(values) and rel_error(got, values) < RTOL:
-            return f"; your values are {text}"
-    return ""
+@references.misconception("activation_stds", "the means of the layers, not their standard "
+                                             "deviations")
+def activation_means(weights, activation, x) -> np.ndarray:
+    means, h = [], dp.Node(np.asarray(x, dtype=float))
+    with dp.no_grad():
+        for W in weights:
+            h = PUBLIC_ACT[activation](h.dot(dp.Node(W)))
+            means.append(h.value.mean())
+    return np.array(means)
 
 
 def _network(rng, public) -> tuple:
@@ -192,20 +192,21 @@ def test_statistics_are_the_mean_and_std_of_each_layer(submission, rng, public, 
     assert reply["means"] is not None, (
         f"activation_statistics must return a pair (means, stds), not a {reply['type']}")
     expected = dict(zip(("means", "stds"), ref.statistics(weights, activation, x)))
+    mistakes = ref.misconceptions.statistics(weights, activation, x)
     where = f"a {activation} network {shapes} ({len(weights)} layers) and {len(x)} examples"
-    for which in ("means", "stds"):
-        mistakes = ref.hint.statistics_mistakes(weights, activation, x, which)
+    for part, which in enumerate(("means", "stds")):
         got = reply[which]
+
+        def named() -> str:
+            return misconception(got, expected[which], mistakes, within(RTOL), part)
         assert got.shape == (len(weights),), (
             f"activation_statistics on {where}: {which} has shape {got.shape}, expected "
-            f"({len(weights)},), one value per layer h_1 ... h_{len(weights)}"
-            + _statistics_diagnosis(got, mistakes))
+            f"({len(weights)},), one value per layer h_1 ... h_{len(weights)}" + named())
         error = metrics[f"max_rel_error_{which}_{activation}"] = rel_error(got, expected[which])
         i = int(np.argmax(np.abs(got - expected[which])))
         assert error < RTOL, (
             f"activation_statistics on {where}: {which}[{i}] (layer {i + 1}) is {got[i]:.6g}, "
-            f"expected {expected[which][i]:.6g}"
-            + _statistics_diagnosis(got, mistakes))
+            f"expected {expected[which][i]:.6g}" + named())
 
 
 # -- activation_statistics: the plot --------------------------------------------------------------
@@ -265,5 +266,7 @@ def test_plot_shows_the_true_standard_deviations_of_networks(submission, metrics
             i = int(np.argmax(np.abs(got - truth) / (np.abs(truth) + 1e-300)))
             assert error < RTOL, (
                 f"{activation!r} axes, line {name!r}: layer {i + 1} shows {got[i]:.6g}, but the "
-                f"standard deviation of h_{i + 1} for networks[{name!r}] and x_stats is {truth[i]:.6g}: "
-                f"plot activation_statistics(networks[name], activation, x_stats)[1]")
+                f"standard deviation of h_{i + 1} for networks[{name!r}] and x_stats is {truth[i]:.6g}"
+                + (misconception(got, truth, references.variants(
+                    activation_stds, networks[name], activation, x), within(RTOL))
+                   or ": plot activation_statistics(networks[name], activation, x_stats)[1]"))

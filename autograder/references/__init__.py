@@ -255,10 +255,11 @@ def _variants(notebook: str, kind: str, function, args, kwargs) -> list:
 
 
 def variants(function, *args, **kwargs) -> list:
-    """[[id, why, value]] of the known mistakes registered for `function`, a computation of a
-    checks module, on these arguments: for values that a check recomputes from the student's
-    own data, which no reference may take."""
-    return _variants(_notebook(function.__module__), "checks", function, args, kwargs)
+    """[[id, why, value]] of the known mistakes registered for `function` on these arguments, at
+    once: in a checks module, for values that a check recomputes from the student's own data,
+    which no reference may take."""
+    module = function.__module__
+    return _variants(_notebook(module), _kind(module), function, args, kwargs)
 
 
 class _Lazy:

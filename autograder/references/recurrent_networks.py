@@ -22,6 +22,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from . import misconception
+
 PARAMETERS = ("W_x", "W_h", "b")
 
 
@@ -40,21 +42,25 @@ def states(x, params, h_init) -> np.ndarray:
     return _states(x, params, h_init)
 
 
-def forward_mistakes(x, params, h_init) -> dict:
-    """The states that known mistakes of rnn_forward give (for messages only), from h_init, or
-    from zeros when h_init is None:
-    "no_feedback"  every step reads the initial state instead of h_{t-1};
-    "linear"       the cell without its tanh, h_t = a_t;
-    "ones"         (h_init None) a start from ones instead of the delay node's default zeros;
-    "zeros"        (h_init given) a start from zeros, ignoring h_init."""
-    start = np.zeros((x.shape[1], params["W_h"].shape[0])) if h_init is None else h_init
-    mistakes = {"no_feedback": _states(x, params, start, feedback=False),
-                "linear": _states(x, params, start, activation=lambda a: a)}
-    if h_init is None:
-        mistakes["ones"] = _states(x, params, np.ones_like(start))
-    else:
-        mistakes["zeros"] = _states(x, params, np.zeros_like(start))
-    return mistakes
+# -- known mistakes of the forward pass (autograder/references/__init__.py: `misconception`) -----
+@misconception("states", "no feedback: every step reads the initial state, not h_{t-1}")
+def states_without_feedback(x, params, h_init):
+    return _states(x, params, h_init, feedback=False)
+
+
+@misconception("states", "the cell without its tanh")
+def states_without_tanh(x, params, h_init):
+    return _states(x, params, h_init, activation=lambda a: a)
+
+
+@misconception("states", "a start from ones: the delay node's default initial state is zeros")
+def states_from_ones(x, params, h_init):
+    return _states(x, params, np.ones_like(h_init)) if not np.any(h_init) else None
+
+
+@misconception("states", "a start from zeros: use h_init when it is given")
+def states_from_zeros(x, params, h_init):
+    return _states(x, params, np.zeros_like(h_init))
 
 
 def unrolled_gradients(x, params, h_init, dH) -> dict:
@@ -108,9 +114,23 @@ def mistaken_bptt(x, params, h_init, H, dH, mistake=None) -> dict:
 
 
 def bptt_mistakes(x, params, h_init, H, dH, mistakes) -> dict:
-    """{mistake: the gradients BPTT with that mistake gives} for each of `mistakes` (for messages
-    only; the reference is dp's unrolled graph)."""
+    """{mistake: the gradients BPTT with that mistake gives} for each of `mistakes`."""
     return {mistake: mistaken_bptt(x, params, h_init, H, dH, mistake) for mistake in mistakes}
+
+
+# the known mistakes of BPTT (`mistaken_bptt`), as mistakes of the gradients of the unrolled graph
+BPTT_MISTAKES = {
+    "tanh": "BPTT without the tanh derivative (1 - h_t^2)",
+    "overwrite": "a gradient overwritten at every step instead of summed over the steps",
+    "last_step": "BPTT over the last step only",
+    "no_delay": "BPTT that does not send the gradient back through the delay node to h_{t-1}",
+    "wrap": "h_{t-1} at t = 0 read from H[-1] (the last state) instead of h_init",
+    "untransposed": "the gradient sent back through W_h instead of its transpose",
+}
+for _mistake, _why in BPTT_MISTAKES.items():
+    misconception("unrolled_gradients", _why, name=f"bptt_{_mistake}")(
+        lambda x, params, h_init, dH, mistake=_mistake: mistaken_bptt(
+            x, params, h_init, states(x, params, h_init), dH, mistake))
 
 
 def adding_predictions(params, sequences) -> np.ndarray:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import misconception, variants
+
 VARIANCES = {   # Var(W) as a function of the fans
     "xavier": lambda fan_in, fan_out: 2 / (fan_in + fan_out),
     "he": lambda fan_in, fan_out: 2 / fan_in,
@@ -27,23 +29,38 @@ def variance(initialiser: str, fan_in: int, fan_out: int) -> float:
     return VARIANCES[initialiser.split("_")[0]](fan_in, fan_out)
 
 
-def variance_mistakes(initialiser: str, fan_in: int, fan_out: int) -> dict:
-    """{what is wrong: the variance it gives} (the right one among them; the check skips it)."""
-    wanted = variance(initialiser, fan_in, fan_out)
-    candidates = {
-        "2 / fan_out: fan_out where fan_in belongs": 2 / fan_out,
-        "1 / fan_in: the factor 2 is missing": 1 / fan_in,
-        "1 / fan_out": 1 / fan_out,
-        "1 / (fan_in + fan_out): the factor 2 is missing": 1 / (fan_in + fan_out),
-        "2 / (fan_in + fan_out), the variance of Xavier": VARIANCES["xavier"](fan_in, fan_out),
-        "2 / fan_in, the variance of He": VARIANCES["he"](fan_in, fan_out),
-        f"({wanted:.3g})^2: the variance was passed where the standard deviation belongs "
-        f"(rng.normal's scale is the standard deviation)": wanted ** 2,
-    }
-    if initialiser.endswith("uniform"):
-        candidates["Var(W) / 3: U(-a, a) has variance a^2 / 3, so a = sqrt(3 Var(W)), "
-                   "not sqrt(Var(W))"] = wanted / 3
-    return candidates
+# -- known mistakes of the variance (autograder/references/__init__.py: `misconception`) -----------
+UNIFORM, NORMAL = ("xavier_uniform", "he_uniform"), ("xavier_normal", "he_normal")
+FORMULAS = {   # id: (why, Var(W) as a function of the fans)
+    "variance_2_over_fan_out": ("2 / fan_out: fan_out where fan_in belongs", lambda i, o: 2 / o),
+    "variance_1_over_fan_in": ("1 / fan_in: the factor 2 is missing", lambda i, o: 1 / i),
+    "variance_1_over_fan_out": ("1 / fan_out", lambda i, o: 1 / o),
+    "variance_1_over_fan_sum": ("1 / (fan_in + fan_out): the factor 2 is missing",
+                                lambda i, o: 1 / (i + o)),
+    "variance_of_xavier": ("2 / (fan_in + fan_out), the variance of Xavier", VARIANCES["xavier"]),
+    "variance_of_he": ("2 / fan_in, the variance of He", VARIANCES["he"]),
+}
+for _id, (_why, _formula) in FORMULAS.items():
+    misconception("variance", _why, name=_id)(
+        lambda initialiser, fan_in, fan_out, formula=_formula: formula(fan_in, fan_out))
+
+
+@misconception("variance", "Var(W)^2: the variance was passed where the standard deviation "
+                           "belongs (rng.normal's scale is the standard deviation)")
+def variance_squared(initialiser, fan_in, fan_out):
+    return variance(initialiser, fan_in, fan_out) ** 2
+
+
+@misconception("variance", "Var(W) / 3: U(-a, a) has variance a^2 / 3, so a = sqrt(3 Var(W)), not "
+                           "sqrt(Var(W))", initialiser=UNIFORM)
+def variance_of_the_bound_as_std(initialiser, fan_in, fan_out):
+    return variance(initialiser, fan_in, fan_out) / 3
+
+
+def variance_mistakes(initialiser: str, fan_in: int, fan_out: int) -> list:
+    """[[id, why, the variance it gives]] of the known mistakes (the right one may be among
+    them; a check never names it)."""
+    return variants(variance, initialiser, fan_in, fan_out)
 
 
 def _activations(weights, activation, x) -> list:
@@ -61,24 +78,41 @@ def statistics(weights, activation, x) -> tuple:
     return np.array([h.mean() for h in hs]), np.array([h.std() for h in hs])
 
 
-def statistics_mistakes(weights, activation, x, which: str) -> dict:
-    """{what is wrong: the `which` ("means" or "stds") it gives}."""
-    hs = _activations(weights, activation, x)
-    x = np.asarray(x, dtype=float)
-    zs = [(x if l == 0 else hs[l - 1]) @ W for l, W in enumerate(weights)]
-    stat = np.mean if which == "means" else np.std
-    candidates = {
-        "the statistics of the pre-activations h_{l-1} W_l, before the activation": [stat(z) for z in zs],
-        "the statistics of h_0, ..., h_{L-1}: the input instead of the last layer":
-            [stat(h) for h in [x] + hs[:-1]],
-    }
-    if which == "stds":
-        candidates.update({
-            "variances, not standard deviations": [h.var() for h in hs],
-            "standard deviations with ddof=1": [h.std(ddof=1) for h in hs],
-            "the standard deviation of each unit over the examples (axis 0), averaged":
-                [h.std(axis=0).mean() for h in hs],
-            "the standard deviation of each example over the units (axis 1), averaged":
-                [h.std(axis=1).mean() for h in hs],
-        })
-    return {text: [float(v) for v in values] for text, values in candidates.items()}
+# -- known mistakes of the statistics: (means, stds) as `statistics` gives them ------------------
+def _stats(hs, std=np.std) -> tuple:
+    return np.array([h.mean() for h in hs]), np.array([std(h) for h in hs])
+
+
+@misconception("statistics", "the statistics of the pre-activations h_{l-1} W_l, before the "
+                             "activation")
+def statistics_before_the_activation(weights, activation, x):
+    hs = [np.asarray(x, dtype=float)] + _activations(weights, activation, x)[:-1]
+    return _stats([h @ W for h, W in zip(hs, weights)])
+
+
+@misconception("statistics", "the statistics of h_0, ..., h_{L-1}: the input instead of the last "
+                             "layer")
+def statistics_from_the_input(weights, activation, x):
+    return _stats([np.asarray(x, dtype=float)] + _activations(weights, activation, x)[:-1])
+
+
+@misconception("statistics", "variances, not standard deviations")
+def statistics_variances(weights, activation, x):
+    return _stats(_activations(weights, activation, x), np.var)
+
+
+@misconception("statistics", "standard deviations with ddof=1")
+def statistics_unbiased_stds(weights, activation, x):
+    return _stats(_activations(weights, activation, x), lambda h: h.std(ddof=1))
+
+
+@misconception("statistics", "the standard deviation of each unit over the examples (axis 0), "
+                             "averaged")
+def statistics_stds_per_unit(weights, activation, x):
+    return _stats(_activations(weights, activation, x), lambda h: h.std(axis=0).mean())
+
+
+@misconception("statistics", "the standard deviation of each example over the units (axis 1), "
+                             "averaged")
+def statistics_stds_per_example(weights, activation, x):
+    return _stats(_activations(weights, activation, x), lambda h: h.std(axis=1).mean())

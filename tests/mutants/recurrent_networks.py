@@ -58,3 +58,22 @@ MUTANTS = [
            "lr=0.0001, batch_size=64",
            "a learning rate 100 times too small to learn in 2,000 steps"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/recurrent_networks.py). The held-out mutants (tests/mutants/__init__.py)
+# are measured, never listed here.
+NAMED = {
+    "default_initial_state_ones": "states_from_ones",
+    "given_initial_state_ignored": "states_from_zeros",
+    "no_tanh_derivative": "bptt_tanh",
+    "truncated_to_the_last_step": "bptt_last_step",
+    "no_gradient_through_the_delay": "bptt_no_delay",
+    "W_h_not_transposed": "bptt_untransposed",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "delay_at_t0_reads_a_copy": "a missing gradient: the states are right, no gradient reaches "
+                                "h_init",
+    "predict_sees_only_the_last_step": "a trained model, graded by its error on new sequences",
+    "readout_of_the_first_state": "a trained model, graded by its error on new sequences",
+}

@@ -53,3 +53,21 @@ MUTANTS = [
            "stds, _ = activation_statistics(weights, activation, x_stats)",
            "plotting the means instead of the standard deviations"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/weight_initialisation.py, autograder/checks/weight_initialisation.py).
+# The held-out mutants (tests/mutants/__init__.py) are measured, never listed here.
+NAMED = {
+    "xavier_std_as_variance": "variance_squared",
+    "xavier_uniform_bound_is_the_std": "variance_of_the_bound_as_std",
+    "he_fan_out": "variance_2_over_fan_out",
+    "he_without_factor_2": "variance_1_over_fan_in",
+    "statistics_before_the_activation": "statistics_before_the_activation",
+    "plot_means": "activation_means",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "xavier_fans_swapped": "a wrong shape, (fan_out, fan_in), which the shape check says",
+    "he_global_random_state": "random numbers from another source: not reproducible, no value",
+    "plot_linear_y_axis": "a plot's axis scale",
+}
