@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from autograder import references
+from autograder.checking import misconception
 
 ref = references.of(__name__)
 
@@ -55,6 +56,11 @@ def _assert_node(reply, what, shape):
 
 
 # -- catenary_loss ---------------------------------------------------------------------------------
+def _same_loss(got, expected) -> bool:
+    """The loss `got` is `expected` within RTOL (relative, or absolute for a loss near 0)."""
+    return abs(got - expected) < RTOL * max(1.0, abs(expected))
+
+
 def _loss_cases(rng, public) -> list:
     """(z, length) cases: free heights of ropes with 4 to 60 points, target lengths 1.05 .. 1.8."""
     if public:
@@ -72,16 +78,13 @@ def test_catenary_loss_value_and_gradient(submission, rng, public, metrics):
         reply = submission.probe("catenary_loss", z=z, length=length)
         _assert_node(reply, what, ())
         value, grad = ref.catenary_loss(z, length)
-        mistakes = ref.hint.loss_mistakes(z, length) or {}     # asked always: a public case then
+        mistakes = ref.misconceptions.catenary_loss(z, length)
         worst = metrics["max_rel_error"] = max(worst, abs(reply["value"] - value) / max(1.0, abs(value)),
                                                rel_error(reply["grad"], grad))
-        if abs(reply["value"] - value) >= RTOL * max(1.0, abs(value)):   # a loss may be near 0
-            hint = next((f"; yours is the loss with a mistake: {text}"
-                         for text, mistaken in mistakes.items()
-                         if abs(mistaken - reply["value"]) <= 1e-9 * (1 + abs(value))),
-                        "")
+        if not _same_loss(reply["value"], value):
             raise AssertionError(
-                f"{what} is {float(reply['value']):.10g}, expected {float(value):.10g}{hint}")
+                f"{what} is {float(reply['value']):.10g}, expected {float(value):.10g}"
+                + misconception(reply["value"], value, mistakes, _same_loss, part=0))
         if rel_error(reply["grad"], grad) >= RTOL:
             i = int(np.argmax(np.abs(reply["grad"] - grad)))
             raise AssertionError(f"{what}: its value is right, but d loss / d z[{i}] is "
@@ -123,6 +126,27 @@ def _descend(submission, Q, c, z0, lr, steps) -> dict:
     return reply
 
 
+def gradient_steps(Q, c, z0, lr, steps) -> list:
+    """[the losses before each step, z after the last] of gradient descent z <- z - lr (Q z + c)
+    on the quadratic 1/2 z^T Q z + c^T z from z0."""
+    z, losses = z0, []
+    for _ in range(steps):
+        losses.append(float(z @ Q @ z / 2 + c @ z))
+        z = z - lr * (Q @ z + c)
+    return [np.array(losses), z]
+
+
+@references.misconception("gradient_steps", "a step up the gradient: z + lr * gradient")
+def gradient_ascent(Q, c, z0, lr, steps) -> list:
+    return gradient_steps(Q, c, z0, -lr, steps)
+
+
+@references.misconception("gradient_steps", "the step size 0.005 (the paper's, descend's default) "
+                                            "whatever lr is given")
+def step_size_ignored(Q, c, z0, lr, steps) -> list:
+    return gradient_steps(Q, c, z0, 0.005, steps)
+
+
 @pytest.mark.task("catenary_shape")
 def test_descend_takes_gradient_steps(submission, rng, public):
     """A few steps from a random start on a random quadratic 1/2 z^T Q z + c^T z (Q symmetric
@@ -132,18 +156,19 @@ def test_descend_takes_gradient_steps(submission, rng, public):
     M = rng.normal(size=(len(z0), len(z0)))
     Q, c = M @ M.T / len(z0) + np.eye(len(z0)), rng.normal(size=len(z0))
     reply = _descend(submission, Q, c, z0, lr, steps)
-    z, losses = z0, []
-    for _ in range(steps):
-        losses.append(float(z @ Q @ z / 2 + c @ z))
-        z = z - lr * (Q @ z + c)
+    expected = losses, z = gradient_steps(Q, c, z0, lr, steps)
+    mistakes = references.variants(gradient_steps, Q, c, z0, lr, steps)
     setting = (f"descend on a quadratic loss 1/2 z^T Q z + c^T z from z0 of {len(z0)} values, "
                f"lr={lr:.4g}, steps={steps}")
-    assert rel_error(reply["losses"], losses) < RTOL, (
+    close = lambda got, value: rel_error(got, value) < RTOL      # noqa: E731
+    assert close(reply["losses"], losses), (
         f"{setting}: the losses are {np.round(reply['losses'], 8).tolist()}, expected "
-        f"{np.round(losses, 8).tolist()} (loss(z_k) before step k)")
-    assert rel_error(reply["z"], z) < RTOL, (
+        f"{np.round(losses, 8).tolist()} (loss(z_k) before step k)"
+        + misconception(reply["losses"], losses, mistakes, close, 0))
+    assert close(reply["z"], z), (
         f"{setting}: z after the last step differs from z - lr * gradient by up to "
-        f"{np.max(np.abs(reply['z'] - z)):.3g}")
+        f"{np.max(np.abs(reply['z'] - z)):.3g}"
+        + misconception(reply["z"], expected[1], mistakes, close, 1))
 
 
 @pytest.mark.task("catenary_shape")
@@ -180,6 +205,11 @@ def _rows(i, n) -> str:
             if i >= n - 2 else "the inside (central formulas)")
 
 
+def _residual_rows_differ(got, expected) -> np.ndarray:
+    """Where the residual `got` is not `expected` within RTOL (relative, or absolute near 0)."""
+    return np.abs(got - expected) > RTOL * (1 + np.abs(expected))
+
+
 def _residual_cases(rng, public) -> list:
     """(y, t1) cases: random vectors of 8 to 40 values on intervals [0, t1]."""
     if public:
@@ -197,19 +227,18 @@ def test_ode_residual_value_and_gradient(submission, rng, public, metrics):
         reply = submission.probe("ode_residual", y=y, t1=t1, upstream=upstream)
         _assert_node(reply, what, (n,))
         value, grad = ref.ode_residual(y, t1, upstream)
-        mistakes = ref.hint.residual_mistakes(y, t1) or {}      # asked always: a public case then
+        mistakes = ref.misconceptions.ode_residual(y, t1, upstream)
         worst = metrics["max_rel_error"] = max(worst, rel_error(reply["value"], value),
                                                rel_error(reply["grad"], grad))
-        wrong = np.flatnonzero(np.abs(reply["value"] - value) > RTOL * (1 + np.abs(value)))
+        wrong = np.flatnonzero(_residual_rows_differ(reply["value"], value))
         if wrong.size:
             i = int(wrong[0])
-            hint = next((f"; yours is the residual with a mistake: {text}"
-                         for text, mistaken in mistakes.items()
-                         if np.allclose(reply["value"], mistaken, rtol=1e-9, atol=1e-9)), "")
             raise AssertionError(
                 f"{what}: r[{i}], in {_rows(i, n)}, is {reply['value'][i]:.8g}, expected "
                 f"{value[i]:.8g} ({wrong.size} of {n} values differ, in rows "
-                f"{wrong.tolist()[:8]}){hint}")
+                f"{wrong.tolist()[:8]})" + misconception(
+                    reply["value"], value, mistakes,
+                    lambda a, b: a.shape == b.shape and not _residual_rows_differ(a, b).any(), 0))
         if rel_error(reply["grad"], grad) >= RTOL:
             i = int(np.argmax(np.abs(reply["grad"] - grad)))
             raise AssertionError(f"{what}: its value is right, but the gradient with respect to "
@@ -238,6 +267,18 @@ def _line(ends, n, rng, noise) -> np.ndarray:
     return np.linspace(ends[0], ends[1], n)[1:-1] + rng.normal(0, noise, n - 2)
 
 
+def residual_jacobian(A) -> np.ndarray:
+    """J = dr/dz of the residual r = A (y(0), z, y(t1)): the inner columns of A."""
+    return A[:, 1:-1]
+
+
+@references.misconception("residual_jacobian", "every row is the gradient of sum(r): backpropagate "
+                                               "the unit vector e_i to get row i")
+def jacobian_rows_of_the_sum(A) -> np.ndarray:
+    J = residual_jacobian(A)
+    return np.tile(J.sum(axis=0), (len(J), 1))
+
+
 @pytest.mark.task("ode_solution")
 def test_jacobian_of_the_residual(submission, rng, public):
     """The student's jacobian of the reference residual: r, and J = the inner columns of A."""
@@ -246,7 +287,7 @@ def test_jacobian_of_the_residual(submission, rng, public):
     A = ref.ode_matrix(n, t1)
     reply = submission.probe("jacobian", A=A, ends=list(ends), z=z)
     r = A @ np.concatenate([ends[:1], z, ends[1:]])
-    J = A[:, 1:-1]
+    J = residual_jacobian(A)
     what = f"jacobian(residual, z) for a residual of {n} values and z of {n - 2} values"
     assert reply["problem"] is None, reply["problem"]
     assert reply["r"].shape == r.shape and rel_error(reply["r"], r) < RTOL, (
@@ -255,13 +296,12 @@ def test_jacobian_of_the_residual(submission, rng, public):
     assert reply["J"].shape == J.shape, (
         f"{what}: J has shape {reply['J'].shape}, expected {J.shape}, one row per r_i"
         + (": is it transposed?" if reply["J"].shape == J.T.shape else ""))
-    wrong = np.flatnonzero(np.any(np.abs(reply["J"] - J) > RTOL * (1 + np.abs(J)), axis=1))
-    same = np.allclose(reply["J"], reply["J"][:1]) and np.allclose(reply["J"][0], J.sum(axis=0))
+    wrong = np.flatnonzero(np.any(_residual_rows_differ(reply["J"], J), axis=1))
     assert wrong.size == 0, (
         f"{what}: row {wrong[0]} of J is {np.round(reply['J'][wrong[0]], 6).tolist()}, expected "
         f"{np.round(J[wrong[0]], 6).tolist()}, the gradient of r_{wrong[0]} alone"
-        + ("; every row of yours is the gradient of sum(r): backpropagate the unit vector e_i "
-           "to get row i" if same else ""))
+        + misconception(reply["J"], J, references.variants(residual_jacobian, A),
+                        lambda a, b: a.shape == b.shape and not _residual_rows_differ(a, b).any()))
 
 
 @pytest.mark.task("ode_solution")

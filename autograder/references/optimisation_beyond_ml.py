@@ -22,6 +22,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from . import misconception
+
 
 # -- the stencils ----------------------------------------------------------------------------------
 def stencil(offsets, order) -> np.ndarray:
@@ -96,9 +98,13 @@ LOSS_MISTAKES = {
 }
 
 
-def loss_mistakes(z, length) -> dict:
-    """{mistake: the loss it gives at z} (for messages only)."""
-    return {text: float(loss_value(z, length, **options)) for text, options in LOSS_MISTAKES.items()}
+# the ids of the known mistakes of LOSS_MISTAKES, in its order: each gives [its loss, no gradient]
+for _id, (_why, _options) in zip(
+        ("energy_sign_flipped", "height_at_the_left_end", "height_at_the_right_end",
+         "length_penalty_not_squared", "dx_one_over_n", "dx_squared_one_over_n", "ends_missing"),
+        LOSS_MISTAKES.items(), strict=True):
+    misconception("catenary_loss", _why, name=_id)(
+        lambda z, length, options=_options: [float(loss_value(z, length, **options)), None])
 
 
 def _gradient(z, length) -> np.ndarray:
@@ -167,6 +173,9 @@ RESIDUAL_MISTAKES = {
         lambda D1, D2, dt: _central_rows(D1, D2, dt, CENTRAL_1[::-1], CENTRAL_2),
     "dt = t1 / n: n points make n - 1 intervals, dt = t1 / (n - 1)":
         lambda D1, D2, dt: (D1 * len(D1) / (len(D1) - 1), D2 * (len(D1) / (len(D1) - 1)) ** 2),
+    "1/3 in place of 2/3 in the central y' stencil: y' = (y_(i-2) - 8 y_(i-1) + 8 y_(i+1) - "
+    "y_(i+2)) / (12 dt)":
+        lambda D1, D2, dt: _central_rows(D1, D2, dt, CENTRAL_1 * [1, 0.5, 1, 0.5, 1], CENTRAL_2),
 }
 
 
@@ -174,13 +183,22 @@ def residual(D1, D2, y) -> np.ndarray:
     return 2 * D2 @ y + D1 @ y + 2 * y
 
 
-def residual_mistakes(y, t1) -> dict:
-    """{mistake: the residual it gives for y} (for messages only)."""
+def _mistaken_residual(mistake, y, t1, upstream) -> list:
+    """[r, its gradient] as `ode_residual` gives them, with the derivative matrices of `mistake`."""
     n = len(y)
     dt = t1 / (n - 1)
-    D1, D2 = derivative_matrices(n, dt)
-    return {text: residual(*mistake(D1, D2, dt), np.asarray(y, dtype=float))
-            for text, mistake in RESIDUAL_MISTAKES.items()}
+    D1, D2 = mistake(*derivative_matrices(n, dt), dt)
+    A = 2 * D2 + D1 + 2 * np.eye(n)
+    return [A @ np.asarray(y, dtype=float), A.T @ np.asarray(upstream, dtype=float)]
+
+
+# the ids of the known mistakes of RESIDUAL_MISTAKES, in its order
+for _id, (_why, _mistake) in zip(
+        ("right_end_y1_not_mirrored", "right_end_forward_formulas", "right_end_y2_sign_flipped",
+         "central_y2_misprint", "central_y1_reversed", "dt_over_n", "central_y1_one_third"),
+        RESIDUAL_MISTAKES.items(), strict=True):
+    misconception("ode_residual", _why, name=_id)(
+        lambda y, t1, upstream, mistake=_mistake: _mistaken_residual(mistake, y, t1, upstream))
 
 
 def least_squares(ends, t1, n) -> np.ndarray:

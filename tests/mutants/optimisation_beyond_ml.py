@@ -52,3 +52,19 @@ MUTANTS = [
            "z = z - np.linalg.lstsq(J, r, rcond=None)[0]", "z = z + np.linalg.lstsq(J, r, rcond=None)[0]",
            "z + delta where delta solves J delta = r"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/optimisation_beyond_ml.py, autograder/checks/optimisation_beyond_ml.py).
+# The held-out mutants (tests/mutants/__init__.py) are measured, never listed here.
+NAMED = {
+    "potential_energy_with_the_wrong_sign": "energy_sign_flipped",
+    "segment_height_from_its_left_end": "height_at_the_left_end",
+    "length_penalty_without_the_square": "length_penalty_not_squared",
+    "descend_ignores_its_step_size": "step_size_ignored",
+    "descend_climbs": "gradient_ascent",
+    "right_end_not_mirrored": "right_end_y1_not_mirrored",
+    "central_first_derivative_wrong_coefficient": "central_y1_one_third",
+    "dt_from_the_number_of_points": "dt_over_n",
+    "jacobian_rows_from_an_upstream_of_ones": "jacobian_rows_of_the_sum",
+}
+UNNAMEABLE = {}
