@@ -20,6 +20,7 @@ import pytest
 from autograder import references
 from autograder.checking import floored_rel_error as rel_error
 from autograder.checking import floored_rel_errors as rel_errors
+from autograder.checking import misconception, within
 
 ref = references.of(__name__)
 
@@ -83,10 +84,10 @@ def cases(rng, public, draw) -> list:
 
 
 # -- comparing ------------------------------------------------------------------------------------
-def _compare(got, expected, what, context, metrics, candidates=None, shape_hints=None):
-    """Assert that the array `got` is `expected`; a wrong shape or value is named, with a hint
-    when it matches a known mistake (`candidates`: {description: value}, `shape_hints`:
-    {shape: hint})."""
+def _compare(got, expected, what, context, metrics, mistakes=(), part=None, shape_hints=None):
+    """Assert that the array `got` is `expected`; a wrong shape or value is named, and the known
+    mistake it equals (`mistakes`: what ref.misconceptions gave, whose `part` `expected` is;
+    `shape_hints`: {shape: hint})."""
     assert not isinstance(got, dict), f"{context}{what} must be an array, not a {got['not_array']}"
     if got.shape != expected.shape:
         hint = (shape_hints or {}).get(got.shape, "")
@@ -97,16 +98,9 @@ def _compare(got, expected, what, context, metrics, candidates=None, shape_hints
     metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))
     if error > TOL:
         i = tuple(int(n) for n in np.unravel_index(int(np.argmax(errors)), expected.shape))
-        hint = next((f"; it is {name}" for name, value in (candidates or {}).items()
-                     if value is not None and np.shape(value) == got.shape
-                     and rel_error(got, value) < 1e-6), "")
         raise AssertionError(f"{context}{what}[{', '.join(map(str, i))}] is {got[i]:.6g}, expected "
-                             f"{expected[i]:.6g} (relative error {error:.1e}){hint}")
-
-
-def _hint(result, part, sign=1):
-    """`part` of a reference hint (times `sign`), or None where the bundle holds no such hint."""
-    return None if result is None else sign * result[part]
+                             f"{expected[i]:.6g} (relative error {error:.1e})"
+                             + misconception(got, expected, mistakes, within(TOL, rel_error), part))
 
 
 def _node_output(out, function, expected_shape) -> None:
@@ -144,8 +138,7 @@ def test_value_is_the_valid_cross_correlation(submission, rng, public, metrics):
             f"conv1d must return a Node (made with custom_op), not a {out.get('type')}")
         n = x.shape[1] - len(k) + 1
         _compare(out["value"], ref.conv(x, k, g)["value"], "conv1d(x, k)", _conv_context(x, k),
-                 metrics, candidates={"the convolution (the kernel flipped): y_i = sum_j x_(i+j) k_j":
-                                      _hint(ref.hint.conv(x, k[::-1], g), "value")},
+                 metrics, ref.misconceptions.conv(x, k, g), "value",
                  shape_hints={(x.shape[0], n + 2 * (len(k) - 1)): "that is 'full' mode; 'valid' "
                               f"has L - K + 1 = {n} outputs"})
 
@@ -157,8 +150,7 @@ def test_input_gradient_is_the_full_convolution_of_g_with_the_kernel(submission,
         B, K, n = x.shape[0], len(k), g.shape[1]
         _compare(_gradient(out, "x", "conv1d"), ref.conv(x, k, g)["x"], "dL/dx",
                  _conv_context(x, k) + "for L = sum(g * y), ", metrics,
-                 candidates={"computed with the kernel not flipped":
-                             _hint(ref.hint.conv(x, k[::-1], g), "x")},
+                 ref.misconceptions.conv(x, k, g), "x",
                  shape_hints={(B, n - K + 1): "that is a 'valid' correlation of g; pad g with K - 1 "
                                               "zeros on each side ('full'), giving length L",
                               (B, n): "it has the output's length; pad g with K - 1 zeros on each "
@@ -169,14 +161,9 @@ def test_input_gradient_is_the_full_convolution_of_g_with_the_kernel(submission,
 def test_kernel_gradient_is_the_correlation_of_x_with_g(submission, rng, public, metrics):
     for x, k, g in cases(rng, public, random_conv_case):
         out = _conv(submission, x, k, g)
-        expected = ref.conv(x, k, g)["k"]
-        candidates = {"reversed: dL/dk_j = sum_i g_i x_(i+j) keeps the kernel's orientation":
-                      expected[::-1]}
-        if len(x) > 1:
-            candidates["the first row's only: the kernel is shared, sum over the rows"] = \
-                _hint(ref.hint.conv(x[:1], k, g[:1]), "k")
-        _compare(_gradient(out, "k", "conv1d"), expected, "dL/dk",
-                 _conv_context(x, k) + "for L = sum(g * y), ", metrics, candidates=candidates,
+        _compare(_gradient(out, "k", "conv1d"), ref.conv(x, k, g)["k"], "dL/dk",
+                 _conv_context(x, k) + "for L = sum(g * y), ", metrics,
+                 ref.misconceptions.conv(x, k, g), "k",
                  shape_hints={(len(x), len(k)): "one row per example; the kernel is shared by all "
                                                 "rows: sum their contributions"})
 
@@ -193,9 +180,7 @@ def test_value_is_the_maximum_of_each_window(submission, rng, public, metrics):
         assert out.get("type") == "Node", (
             f"maxpool1d must return a Node (made with custom_op), not a {out.get('type')}")
         _compare(out["value"], ref.pool(x, n, g)["value"], "maxpool1d(x, n)",
-                 _pool_context(x, n), metrics,
-                 candidates={"the minimum of each window":
-                             _hint(ref.hint.pool(-x, n, g), "value", -1)})
+                 _pool_context(x, n), metrics, ref.misconceptions.pool(x, n, g), "value")
 
 
 @pytest.mark.task("maxpool_grad")
@@ -203,15 +188,9 @@ def test_gradient_goes_to_the_maximum_of_each_window_only(submission, rng, publi
     for x, n, g in cases(rng, public, random_pool_case):
         out = submission.probe("maxpool1d", x=x, n=n, g=g)
         _node_output(out, f"maxpool1d(x {x.shape}, {n})", g.shape)
-        everywhere = np.repeat(g, n, axis=-1)
         _compare(_gradient(out, "x", "maxpool1d"), ref.pool(x, n, g)["x"], "dL/dx",
                  _pool_context(x, n) + "for L = sum(g * y), ", metrics,
-                 candidates={"g sent to every element of its window; only the maximum gets it":
-                             everywhere,
-                             "g shared among the window (average pooling); the maximum gets all":
-                             everywhere / n,
-                             "g sent to the minimum of each window":
-                             _hint(ref.hint.pool(-x, n, g), "x")})
+                 ref.misconceptions.pool(x, n, g), "x")
 
 
 # -- histogram_classifier -------------------------------------------------------------------------

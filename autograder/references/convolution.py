@@ -19,6 +19,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from . import misconception
+
 
 def conv(x, k, g) -> dict:
     """dp's conv1d of x (B, L) with the kernel k (K,): {"value": y, "x": dL/dx, "k": dL/dk}."""
@@ -30,6 +32,66 @@ def pool(x, n, g) -> dict:
     """dp's maxpool1d of x (B, L) over windows of n: {"value": y, "x": dL/dx}."""
     y = Node(x, "x").maxpool1d(n)
     return {"value": y.value, **y.grad(g)}
+
+
+# -- known mistakes (autograder/references/__init__.py: `misconception`) ----------------------------
+def _correlate(x, k, flip=False) -> np.ndarray:
+    """'valid' cross-correlation of the rows of x with k (one kernel, or one per row), or with k
+    flipped (a convolution) when `flip`."""
+    K = k.shape[-1]
+    n = x.shape[-1] - K + 1
+    return sum(x[..., j:j + n] * k[..., K - 1 - j if flip else j, None] for j in range(K))
+
+
+def _with(right: dict, **mistaken) -> dict:
+    """The reference's {"value", "x", "k"} with the parts in `mistaken` replaced."""
+    return {**right, **mistaken}
+
+
+@misconception("conv", "the convolution (the kernel flipped) instead of the cross-correlation: "
+                       "y_i = sum_j x_(i+j) k_j")
+def correlate_is_a_convolution(x, k, g):
+    padded = np.pad(g, [(0, 0), (len(k) - 1, len(k) - 1)])
+    return {"value": _correlate(x, k, flip=True), "x": _correlate(padded, k[::-1], flip=True),
+            "k": _correlate(x, g, flip=True).sum(axis=0)}
+
+
+@misconception("conv", "dL/dx correlated with the kernel itself: the full correlation of g is with "
+                       "the flipped kernel")
+def input_gradient_kernel_not_flipped(x, k, g):
+    padded = np.pad(g, [(0, 0), (len(k) - 1, len(k) - 1)])
+    return _with(conv(x, k, g), x=_correlate(padded, k))
+
+
+@misconception("conv", "dL/dk reversed: dL/dk_j = sum_i g_i x_(i+j) keeps the kernel's orientation")
+def kernel_gradient_reversed(x, k, g):
+    right = conv(x, k, g)
+    return _with(right, k=right["k"][::-1])
+
+
+@misconception("conv", "dL/dk of the first row only: the kernel is shared, sum over the rows")
+def kernel_gradient_first_row(x, k, g):
+    return _with(conv(x, k, g), k=_correlate(x[:1], g[:1])[0])
+
+
+@misconception("pool", "the minimum of each window")
+def pool_minimum(x, n, g):
+    return _with(pool(x, n, g), value=-pool(-x, n, g)["value"])
+
+
+@misconception("pool", "g sent to the minimum of each window")
+def pool_gradient_to_minimum(x, n, g):
+    return _with(pool(x, n, g), x=pool(-x, n, g)["x"])
+
+
+@misconception("pool", "g sent to every element of its window; only the maximum gets it")
+def pool_gradient_everywhere(x, n, g):
+    return _with(pool(x, n, g), x=np.repeat(g, n, axis=-1))
+
+
+@misconception("pool", "g shared among the window (average pooling); the maximum gets all of it")
+def pool_gradient_averaged(x, n, g):
+    return _with(pool(x, n, g), x=np.repeat(g, n, axis=-1) / n)
 
 
 def classifier_f(params, x) -> np.ndarray:

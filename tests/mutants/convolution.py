@@ -70,3 +70,24 @@ MUTANTS = [
            "step: float = 0.5",
            "steps so large that the histogram is changed beyond recognition"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/convolution.py). The held-out mutants (tests/mutants/__init__.py) are
+# measured, never listed here.
+NAMED = {
+    "convolution_not_correlation": "correlate_is_a_convolution",
+    "kernel_gradient_reversed": "kernel_gradient_reversed",
+    "kernel_gradient_first_row": "kernel_gradient_first_row",
+    "input_gradient_kernel_not_flipped": "input_gradient_kernel_not_flipped",
+    "gradient_to_every_element": "pool_gradient_everywhere",
+    "gradient_averaged": "pool_gradient_averaged",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "predict_wrong_side": "a trained model's labels, graded by their accuracy",
+    "predict_returns_f": "not labels at all: the kind of reply is wrong",
+    "untrained": "a trained model, graded by its accuracy",
+    "not_a_histogram": "the attack's path, checked by its properties (histograms, small steps)",
+    "too_few_steps": "the attack's path, checked by its properties (it ends with f > 0)",
+    "no_stop": "the attack's path, checked by its properties (it stops at the first f > 0)",
+}
