@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import pairs
+from autograder.checking import misconception, pairs
 from autograder.errors import ProbeError
 from dp import relative_error
 
@@ -66,17 +66,17 @@ def show(matrix) -> str:
 
 @pytest.fixture
 def expect(metrics):
-    """expect(received, expected, what): same shape, elementwise relative error <= TOL."""
+    """expect(received, expected, what): same shape, elementwise relative error <= TOL; the
+    message ends with `named()` (the known mistakes `received` equals) when it is not."""
 
-    def expect(received, expected, what, shape_hint="", nan_hint=""):
+    def expect(received, expected, what, shape_hint="", nan_hint="", named=str):
         expected = np.asarray(expected, dtype=float)
         assert received is not None, f"{what}: no gradient arrived (grad is None)"
         received = np.asarray(received, dtype=float)
         assert received.shape == expected.shape, (
             f"{what}: expected a matrix of shape {expected.shape}, received shape "
-            f"{received.shape}{shape_hint}")
-        errors = relative_error(received, expected, FLOOR)
-        errors = np.where(np.isfinite(errors), errors, np.inf)
+            f"{received.shape}{named() or shape_hint}")
+        errors = relative_errors(received, expected)
         error = float(errors.max(initial=0.0))
         metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
         if error > TOL:
@@ -86,9 +86,21 @@ def expect(metrics):
                      if expected.size <= 12 else "")
             raise AssertionError(
                 f"{what}: at {at_text} expected {fmt(expected[at])}, received {fmt(received[at])}"
-                f"{whole}{'' if np.all(np.isfinite(received)) else nan_hint}")
+                f"{whole}{'' if np.all(np.isfinite(received)) else nan_hint}{named()}")
 
     return expect
+
+
+def relative_errors(received, expected) -> np.ndarray:
+    """The elementwise relative errors (with FLOOR), inf where one is not finite."""
+    errors = relative_error(received, expected, FLOOR)
+    return np.where(np.isfinite(errors), errors, np.inf)
+
+
+def same(received, value) -> bool:
+    """To name a known mistake: the reply is its value, as `expect` compares them."""
+    return np.shape(received) == np.shape(value) and \
+        float(relative_errors(received, value).max(initial=0.0)) <= TOL
 
 
 def describe(program, inputs) -> str:
@@ -111,6 +123,7 @@ def check_program(submission, rng, expect, inputs, program, shape_hint="", nan_h
     value = ref.value(inputs, program)
     upstream = rng.normal(size=value.shape)
     grads = ref.gradients(inputs, program, upstream)
+    mistakes = ref.misconceptions.gradients(inputs, program, upstream)
     what = describe(program, inputs)
     try:
         received = submission.probe("run", inputs=inputs, program=program, upstream=upstream)
@@ -123,9 +136,11 @@ def check_program(submission, rng, expect, inputs, program, shape_hint="", nan_h
     expect(received["value"], value, f"the value of {what}", shape_hint, nan_hint)
     assert received["grads"] is not None, (
         f"{what}: its value has shape {received['value'].shape}, expected {value.shape}{shape_hint}")
-    for name, (got, want) in zip(NAMES, pairs(received["grads"], grads, f"gradients of {what}")):
+    for i, (name, (got, want)) in enumerate(zip(NAMES, pairs(received["grads"], grads,
+                                                             f"gradients of {what}"))):
         expect(got, want, f"dL/d{name} for L = sum(G * out), out = {what}, G random",
-               nan_hint=nan_hint)
+               nan_hint=nan_hint, named=lambda got=got, want=want, i=i: misconception(
+                   got, want, mistakes, same, i))
 
 
 def normal(rng, *shape):
@@ -133,6 +148,14 @@ def normal(rng, *shape):
 
 
 # -- matrix_dot_transpose --------------------------------------------------------------------------
+
+@pytest.mark.task("matrix_dot_transpose")
+def test_dot_of_square_matrices(submission, rng, public, expect):
+    # first: every gradient has the right shape here, so only the values can catch a mistake,
+    # and the message can name it (on other shapes, a mistaken gradient has another shape)
+    n = dims(rng, public)[0]
+    check_program(submission, rng, expect, [normal(rng, n, n), normal(rng, n, n)], [["dot", 0, 1]])
+
 
 @pytest.mark.task("matrix_dot_transpose")
 def test_dot(submission, rng, public, expect):
@@ -154,18 +177,11 @@ def test_dot_with_rows_and_columns(case, submission, rng, public, expect):
 
 
 @pytest.mark.task("matrix_dot_transpose")
-def test_dot_of_square_matrices(submission, rng, public, expect):
-    # every gradient has the right shape here, so only the values can catch a mistake
-    n = dims(rng, public)[0]
-    check_program(submission, rng, expect, [normal(rng, n, n), normal(rng, n, n)], [["dot", 0, 1]])
-
-
-@pytest.mark.task("matrix_dot_transpose")
 @pytest.mark.parametrize("spelling", ["T", "transpose"])
 def test_transpose(spelling, submission, rng, public, expect):
     m, n, _ = dims(rng, public)
+    check_program(submission, rng, expect, [normal(rng, n, n)], [[spelling, 0]])   # square first
     check_program(submission, rng, expect, [normal(rng, m, n)], [[spelling, 0]])
-    check_program(submission, rng, expect, [normal(rng, n, n)], [[spelling, 0]])
 
 
 @pytest.mark.task("matrix_dot_transpose")

@@ -49,3 +49,21 @@ MUTANTS = [
            "lambda g: g / self.value", "lambda g: 1 / self.value",
            "d log a = 1/a, not multiplied by the upstream gradient"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/matrix_autodiff.py). The held-out mutants (tests/mutants/__init__.py) are
+# measured, never listed here.
+NAMED = {
+    "dot_gradients_swapped": "dot_gradients_swapped",
+    "dot_factors_in_wrong_order": "dot_factors_in_wrong_order",
+    "transpose_gradient_not_transposed": "transpose_gradient_not_transposed",
+    "mul_gradient_own_value": "mul_gradient_own_value",
+    "sum_backward_returns_ones": "sum_backward_returns_ones",
+    "softmax_gradient_diagonal_only": "softmax_gradient_diagonal_only",
+    "log_gradient_ignores_upstream": "log_gradient_ignores_upstream",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "unbroadcast_drops_the_axis": "a wrong shape, which the reply's schema rejects",
+    "softmax_without_max_subtraction": "NaN where e^z overflows, not a value to equal",
+}
