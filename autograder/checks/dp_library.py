@@ -18,7 +18,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.checking import probe
+from autograder.checking import misconception, probe
 from autograder.probes.dp_library import _token as token   # the probe's tokens, made again here
 from dp import Node, relative_error
 
@@ -49,23 +49,39 @@ def fmt(x) -> str:
 
 @pytest.fixture
 def expect(metrics):
-    """expect(received, expected, what): same shape, elementwise relative error <= TOL."""
+    """expect(received, expected, what): same shape, elementwise relative error <= TOL; the
+    message ends with the known mistakes that `received` equals (`mistakes`, what
+    ref.misconceptions gave, of whose values `expected` is the `part`)."""
 
-    def expect(received, expected, what, hint=""):
+    def expect(received, expected, what, mistakes=(), part=None):
         expected = np.asarray(expected, dtype=float)
         received = np.asarray(received, dtype=float)
+
+        def named() -> str:
+            return misconception(received, expected, mistakes, same, part)
         assert received.shape == expected.shape, (
-            f"{what}: expected shape {expected.shape}, received shape {received.shape}{hint}")
-        errors = relative_error(received, expected, FLOOR)
-        errors = np.where(np.isfinite(errors), errors, np.inf)
+            f"{what}: expected shape {expected.shape}, received shape {received.shape}{named()}")
+        errors = relative_errors(received, expected)
         error = float(errors.max(initial=0.0))
         metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
         if error > TOL:
             at = np.unravel_index(int(np.argmax(errors)), errors.shape)
             raise AssertionError(f"{what}: at [{', '.join(map(str, at))}] expected "
-                                 f"{fmt(expected[at])}, received {fmt(received[at])}{hint}")
+                                 f"{fmt(expected[at])}, received {fmt(received[at])}{named()}")
 
     return expect
+
+
+def relative_errors(received, expected) -> np.ndarray:
+    """The elementwise relative errors (with FLOOR), inf where one is not finite."""
+    errors = relative_error(received, expected, FLOOR)
+    return np.where(np.isfinite(errors), errors, np.inf)
+
+
+def same(received, value) -> bool:
+    """To name a known mistake: the reply is its value, as `expect` compares them."""
+    return np.shape(received) == np.shape(value) and \
+        float(relative_errors(received, value).max(initial=0.0)) <= TOL
 
 
 # -- named_leaves ----------------------------------------------------------------------------------
@@ -88,6 +104,7 @@ def check_graph(submission, expect, inputs, names, program, upstream=None):
     inputs = [np.asarray(x, dtype=float) for x in inputs]
     call = "grad(1)" if upstream is None else "grad(G) with a random G"
     expected = ref.graph_gradients(inputs, names, program, upstream)
+    mistakes = ref.misconceptions.graph_gradients(inputs, names, program, upstream)
     what = describe(inputs, names, program)
     received = probe(submission, "graph", f"in {call} on {what}", inputs=inputs, names=names,
                      program=program, upstream=upstream)
@@ -100,7 +117,8 @@ def check_graph(submission, expect, inputs, names, program, upstream=None):
         f"leaf: {sorted(expected)}"
         + (" (leaves without a name are constants and get no entry)" if unnamed else ""))
     for name in expected:
-        expect(got[name], expected[name], f"the gradient of {name!r} from {call} on {what}")
+        expect(got[name], expected[name], f"the gradient of {name!r} from {call} on {what}",
+               mistakes, name)
 
 
 def normal(rng, *shape):
@@ -246,10 +264,23 @@ def after_set_param(submission, rng, public):
     return layers, params, x, where, received
 
 
-def expect_params(expect, received, params, what, hint=""):
+def expect_params(expect, received, params, what, mistakes=()):
     check_names(received, params, what)
     for name, value in params.items():
-        expect(received[name], value, f"{name!r} of {what}", hint=hint)
+        expect(received[name], value, f"{name!r} of {what}", mistakes, name)
+
+
+def changed_by_the_caller(params) -> dict:
+    """What get_param() gives after the caller changed (+1, in place) the arrays of an earlier
+    get_param(): the parameters, unchanged."""
+    return params
+
+
+@references.misconception("changed_by_the_caller", "get_param hands out the model's own arrays: "
+                                                   "the caller's change to them changed the "
+                                                   "model; return copies")
+def aliased_parameters(params) -> dict:
+    return {name: value + 1 for name, value in params.items()}
 
 
 def expect_after_set_param(expect, layers, params, x, where, received, copies_first=False):
@@ -260,13 +291,16 @@ def expect_after_set_param(expect, layers, params, x, where, received, copies_fi
         expect_params(expect, received["after"], params, f"get_param() after set_param on {where}")
         expect(received["output"], ref.network_output(layers, params, x),
                f"forward(x) with x of shape {x.shape} after set_param on {where} (does set_param "
-               f"change the parameters the layers use, and do ReLU layers apply the ReLU?)")
+               f"change the parameters the layers use, and do ReLU layers apply the ReLU?)",
+               mistakes)
 
     def copies():
-        expect_params(expect, received["again"], params,
+        expect_params(expect, received["again"], changed_by_the_caller(params),
                       f"get_param() on {where}, after the caller added 1 (in place) to the arrays "
                       f"of an earlier get_param()",
-                      hint=" -- get_param must return copies, not the model's own arrays")
+                      references.variants(changed_by_the_caller, params))
+
+    mistakes = ref.misconceptions.network_output(layers, params, x)
 
     for part in (copies, set_param) if copies_first else (set_param, copies):
         part()

@@ -14,6 +14,8 @@ import numpy as np
 import dp
 from dp import Node
 
+from . import misconception
+
 GRAPH_OPS = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
@@ -40,6 +42,32 @@ def graph_gradients(inputs, names, program, upstream=None) -> dict:
     if upstream is None:
         return out.grad(1)
     return out.grad(np.asarray(upstream).reshape(out.value.shape))
+
+
+# -- known mistakes (autograder/references/__init__.py: `misconception`) ----------------------------
+def _shares(op, operands, g) -> list:
+    """The gradient that each operand position of op(*operands) receives for the upstream g (one
+    share per position, so a * a gives two), by dp."""
+    leaves = [Node(np.asarray(v, dtype=float), f"o{j}") for j, v in enumerate(operands)]
+    grads = (GRAPH_OPS[op](*leaves) * g).sum().grad(1)
+    return [grads.get(f"o{j}", np.zeros(np.shape(v))) for j, v in enumerate(operands)]
+
+
+@misconception("graph_gradients", "a node's gradient overwritten by each share instead of summed: "
+                                  "a node used twice keeps only the last share")
+def shares_overwritten(inputs, names, program, upstream=None):
+    """grad() that passes each node's gradient on in reverse order of the instructions (a
+    topological order), every parent keeping only the last share it receives."""
+    registers = [np.asarray(x, dtype=float) for x in inputs]
+    for op, *args in program:
+        registers.append(np.asarray(GRAPH_OPS[op](*(Node(registers[i]) for i in args)).value))
+    grads = {len(registers) - 1: np.ones(registers[-1].shape) * (
+        1.0 if upstream is None else np.asarray(upstream).reshape(registers[-1].shape))}
+    for k in reversed(range(len(inputs), len(registers))):
+        op, *args = program[k - len(inputs)]
+        for i, share in zip(args, _shares(op, [registers[i] for i in args], grads.pop(k))):
+            grads[i] = share
+    return {name: grads[i] for i, name in enumerate(names) if name is not None and i in grads}
 
 
 def _network(layers, params):
@@ -75,3 +103,8 @@ def network_gradients(layers, params, x, y) -> tuple:
     grads, loss = _network(layers, params).get_grad(np.asarray(x, dtype=float),
                                                     np.asarray(y, dtype=float))
     return grads, float(loss)
+
+
+@misconception("network_output", "ReLU_Layer makes a linear layer: the ReLU is not applied")
+def relu_layers_linear(layers, params, x):
+    return network_output([["Linear_Layer", n_in, n_out] for _, n_in, n_out in layers], params, x)

@@ -46,3 +46,23 @@ MUTANTS = [
            "        param = {name: param[name] - lr * grads[name] for name in param}\n",
            "new parameters computed and never given to the model"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/dp_library.py, autograder/checks/dp_library.py). The held-out mutants
+# (tests/mutants/__init__.py) are measured, never listed here.
+NAMED = {
+    "no_accumulation": "shares_overwritten",
+    "get_param_aliasing": "aliased_parameters",
+    "relu_layer_is_linear": "relu_layers_linear",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "only_the_last_leaf": "missing entries: the dict's keys, which the check lists",
+    "unnamed_leaves_included": "an extra entry (None): the dict's keys, which the check lists",
+    "set_param_stores_a_copy": "the model keeps its own random initial parameters, which the "
+                               "grader does not know",
+    "gradient_ascent": "a training loop, graded by the loss it reaches (its learning rate is "
+                       "the student's)",
+    "learning_rate_too_small": "a training loop, graded by the loss it reaches",
+    "parameters_never_set": "a training loop, graded by the loss it reaches",
+}
