@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from autograder import references
+from autograder.checking import misconception
 
 ref = references.of(__name__)
 
@@ -46,6 +47,15 @@ def _index(flat, shape) -> tuple:
 
 
 # -- dropout_forward ------------------------------------------------------------------------------
+def _scale_errors(scales, wanted) -> np.ndarray:
+    return np.abs(scales - wanted) / wanted
+
+
+def _kept_scale_is(scales, wanted) -> bool:
+    """Every kept unit's y / x (`scales`) is `wanted`, exactly (within EXACT)."""
+    return bool(np.all(_scale_errors(scales, wanted) <= EXACT))
+
+
 @pytest.fixture
 def draws(submission, rng, public):
     """(p, x, outputs of 2,000 training-mode calls of one seeded layer on x)."""
@@ -62,17 +72,14 @@ def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
     kept = np.abs(scale) > EXACT
     assert np.all(np.isfinite(values)), "the output contains NaN or infinite values"
     assert kept.any(), f"with p = {p:.3f} every unit was dropped in every one of {len(values)} calls"
-    error = np.abs(scale[kept] - wanted) / wanted
-    metrics["max_scale_error"] = float(error.max())
-    if error.max() > EXACT:
+    mistakes = ref.misconceptions.kept_scale(p)
+    metrics["max_scale_error"] = float(_scale_errors(scale[kept], wanted).max())
+    if not _kept_scale_is(scale[kept], wanted):
         seen = np.unique(scale[kept].round(6))[:4]
-        hint = {1.0: "the kept units are not rescaled: divide by the keep probability 1 - p",
-                round(1 / p, 6): "the kept units are divided by p; divide by 1 - p, the keep probability",
-                round(1 - p, 6): "the kept units are multiplied by 1 - p; divide by it instead"}
-        hint = next((h for s, h in hint.items() if np.isclose(seen[0], s, rtol=1e-6)), "")
         raise AssertionError(
             f"with p = {p:.3f}, every output must be 0 or x / (1 - p) = {wanted:.4f} * x; "
-            f"yours has y / x = {', '.join(f'{s:g}' for s in seen)}" + (f": {hint}" if hint else ""))
+            f"yours has y / x = {', '.join(f'{s:g}' for s in seen)}"
+            + misconception(scale[kept], wanted, mistakes, _kept_scale_is))
 
 
 @pytest.mark.task("dropout_forward")
@@ -102,10 +109,13 @@ def test_fraction_dropped_is_p(draws, metrics):
     dropped = float(np.mean(values == 0))
     metrics["fraction_dropped"] = dropped
     sigma = np.sqrt(p * (1 - p) / values.size)
-    assert abs(dropped - p) < SIGMAS * sigma + 1e-3, (
+    expected, mistakes = ref.dropped_fraction(p), ref.misconceptions.dropped_fraction(p)
+
+    def close(fraction, value) -> bool:         # within the statistical tolerance
+        return abs(fraction - value) < SIGMAS * sigma + 1e-3
+    assert close(dropped, expected), (
         f"with p = {p:.3f}, a fraction {dropped:.4f} of {values.size:,} outputs was 0; expected "
-        f"about p = {p:.3f}" + (" (1 - p: p is the probability to *drop* a unit)"
-                                if abs(dropped - (1 - p)) < SIGMAS * sigma + 1e-3 else ""))
+        f"about p = {p:.3f}" + misconception(dropped, expected, mistakes, close))
 
 
 @pytest.mark.task("dropout_forward")
@@ -127,6 +137,23 @@ def test_mean_over_many_draws_is_the_input(draws, metrics):
 
 
 # -- dropout_backward -----------------------------------------------------------------------------
+def upstream_through(u, y, x) -> np.ndarray:
+    """dL/dx for L = sum(u * y), y the layer's output for x: u times each unit's y / x, the
+    mask and scale that the forward pass drew."""
+    return u * y / x
+
+
+@references.misconception("upstream_through", "the upstream gradient itself: multiply it by the "
+                                              "scale s = m / (1 - p)")
+def upstream_unmasked(u, y, x) -> np.ndarray:
+    return u
+
+
+@references.misconception("upstream_through", "masked but not scaled by 1 / (1 - p)")
+def upstream_not_scaled(u, y, x) -> np.ndarray:
+    return u * (y != 0)
+
+
 @pytest.mark.task("dropout_backward")
 def test_gradient_is_the_upstream_masked_and_scaled_like_the_output(submission, rng, public, metrics):
     for _ in range(3):
@@ -141,7 +168,7 @@ def test_gradient_is_the_upstream_masked_and_scaled_like_the_output(submission, 
         assert out["grad"] is not None, (
             "no gradient reaches x through forward(x): build the output with "
             "custom_op(\"dropout\", value, (x, backward))")
-        grad, expected = out["grad"], u * out["value"] / x
+        grad, expected = out["grad"], upstream_through(u, out["value"], x)
         assert grad.shape == x.shape, f"the gradient has shape {grad.shape}, not x's {x.shape}"
         error = float(np.max(np.abs(grad - expected) / (np.abs(grad) + np.abs(expected) + 1e-300),
                              initial=0.0, where=(grad != expected)))
@@ -149,23 +176,29 @@ def test_gradient_is_the_upstream_masked_and_scaled_like_the_output(submission, 
         if error < 1e-10:
             continue
         scale, kept = out["value"] / x, np.abs(out["value"]) > 0
-        if np.allclose(grad, u):
-            hint = "it is the upstream gradient itself: multiply it by the scale s = m / (1 - p)"
-        elif np.allclose(grad, u * kept):
-            hint = "it is masked but not scaled by 1 / (1 - p)"
-        elif np.any((grad != 0) != kept):
-            hint = ("it is zero for other units than the output: use the mask of the forward pass, "
-                    "not a new one")
-        else:
-            hint = ""
+        named = misconception(grad, expected, references.variants(
+            upstream_through, u, out["value"], x), lambda a, b: np.allclose(a, b))
+        other_mask = ("; it is zero for other units than the output: use the mask of the forward "
+                      "pass, not a new one" if np.any((grad != 0) != kept) else "")
         i = _index(np.argmax(np.abs(grad - expected)), x.shape)
         raise AssertionError(
             f"with p = {p:.3f}, for L = sum(u * y) the gradient at {i} is {grad[i] + 0.0:.4g}; expected "
             f"u * y / x = {u[i]:.4g} * {scale[i]:.4g} = {expected[i]:.4g} (the same mask and scale "
-            f"as the output)" + (f"; {hint}" if hint else ""))
+            f"as the output)" + (named or other_mask))
 
 
 # -- dropout_eval ---------------------------------------------------------------------------------
+def evaluated(x, p) -> np.ndarray:
+    """The layer's output in evaluation mode: x itself."""
+    return x
+
+
+@references.misconception("evaluated", "x * (1 - p): that is the old, non-inverted dropout; "
+                                       "inverted dropout already scaled in training")
+def evaluated_non_inverted(x, p) -> np.ndarray:
+    return x * (1 - p)
+
+
 @pytest.mark.task("dropout_eval")
 def test_evaluation_mode_is_the_identity(submission, rng, public):
     p, x = random_p(rng, public), random_input(rng, public)
@@ -175,11 +208,12 @@ def test_evaluation_mode_is_the_identity(submission, rng, public):
     assert got.shape == x.shape, f"in evaluation mode forward(x) returned shape {got.shape}, not {x.shape}"
     if not np.array_equal(got, x):
         ratio = np.unique((got / x).round(6))[:4]
-        hint = (f"it is x * {ratio[0]:g} = x * (1 - p): that is the old, non-inverted dropout; "
-                f"inverted dropout already scaled in training" if np.allclose(got, x * (1 - p))
-                else "units are still dropped: check self.training" if np.any(got == 0)
-                else f"y / x = {', '.join(f'{r:g}' for r in ratio)}")
-        raise AssertionError(f"with training = False, forward(x) must return x unchanged; {hint}")
+        named = misconception(got, evaluated(x, p), references.variants(evaluated, x, p),
+                              lambda a, b: np.allclose(a, b))
+        hint = ("; units are still dropped: check self.training" if np.any(got == 0)
+                else f"; y / x = {', '.join(f'{r:g}' for r in ratio)}")
+        raise AssertionError(f"with training = False, forward(x) must return x unchanged"
+                             + (named or hint))
     assert np.array_equal(out["second"], x), "a second call in evaluation mode changed the output"
     assert out["grad"] is not None and np.allclose(out["grad"], u, rtol=1e-12, atol=0), (
         "in evaluation mode the gradient with respect to x must be the upstream gradient")

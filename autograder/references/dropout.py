@@ -7,7 +7,37 @@ needs no rescaling (y = x). Its gradient carries the same mask and scale: dL/dx 
 """
 from __future__ import annotations
 
+from . import misconception
+
 
 def kept_scale(p: float) -> float:
     """y / x of a kept unit: 1 / (1 - p), the inverse of the keep probability."""
     return 1 / (1 - p)
+
+
+def dropped_fraction(p: float) -> float:
+    """The expected fraction of the units dropped: p."""
+    return p
+
+
+# -- known mistakes (autograder/references/__init__.py: `misconception`) ----------------------------
+@misconception("kept_scale", "the kept units are not rescaled: divide by the keep probability 1 - p")
+def kept_not_rescaled(p):
+    return 1.0
+
+
+@misconception("kept_scale", "the kept units are divided by p; divide by 1 - p, the keep "
+                             "probability")
+def kept_divided_by_p(p):
+    return 1 / p
+
+
+@misconception("kept_scale", "the kept units are multiplied by 1 - p; divide by it instead")
+def kept_times_keep_probability(p):
+    return 1 - p
+
+
+@misconception("dropped_fraction", "units kept with probability p, i.e. dropped with probability "
+                                   "1 - p: p is the probability to drop a unit")
+def p_is_the_keep_probability(p):
+    return 1 - p

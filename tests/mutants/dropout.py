@@ -47,3 +47,20 @@ MUTANTS = [
            "return x * (1 - self.p)",
            "scaling by 1 - p at test time, as non-inverted dropout does, on top of the inverted scaling"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/dropout.py, autograder/checks/dropout.py). The held-out mutants
+# (tests/mutants/__init__.py) are measured, never listed here.
+NAMED = {
+    "not_rescaled": "kept_not_rescaled",
+    "rescaled_by_p": "kept_divided_by_p",
+    "keep_probability_confused": "p_is_the_keep_probability",
+    "gradient_not_scaled": "upstream_not_scaled",
+    "non_inverted_eval_scaling": "evaluated_non_inverted",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "mask_drawn_once": "the masks' randomness (a new one each call), a property of many draws",
+    "mask_redrawn_in_backward": "a gradient through another random mask, not a value to equal",
+    "active_in_eval": "a random mask in evaluation mode, not a value to equal",
+}
