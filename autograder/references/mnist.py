@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import misconception
+
 # The checks call these references only when grading, never with the public seed, so a release
 # records no public cases for 09 and need not train its solution to learn that
 # (autograder/public_cases.py; tests/test_mutants.py checks that no public call is made).
@@ -34,6 +36,17 @@ ACTIVATIONS = {"linear": lambda a: a, "relu": lambda a: np.maximum(a, 0), "sigmo
 def network_digits(layers, images) -> np.ndarray:
     """The digits (n,) that the stack `layers` (a list of {"kind": ...} dicts, as the probe
     `network` sends them) predicts for `images` (n, 784), by the forward pass above in float64."""
+    return _scores(layers, images).argmax(axis=1)
+
+
+@misconception("network_digits", "the least likely digit of each image (argmin): the prediction is "
+                                 "the index of the largest score (argmax)")
+def least_likely_digits(layers, images) -> np.ndarray:
+    return _scores(layers, images).argmin(axis=1)
+
+
+def _scores(layers, images) -> np.ndarray:
+    """The scores (n, 10) of the stack `layers` for `images`, NaN as -inf (never the largest)."""
     h = np.asarray(images, dtype=float)
     with np.errstate(all="ignore"):           # trained weights may overflow: their digits are wrong
         for layer in layers:
@@ -42,5 +55,4 @@ def network_digits(layers, images) -> np.ndarray:
             elif layer["kind"] == "batchnorm":
                 h = layer["gamma"] * (h - layer["mean"]) / np.sqrt(layer["var"] + layer["eps"]) \
                     + layer["beta"]
-        h = np.where(np.isnan(h), -np.inf, h)
-    return h.argmax(axis=1)
+        return np.where(np.isnan(h), -np.inf, h)

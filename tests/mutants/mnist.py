@@ -15,3 +15,15 @@ MUTANTS = [
            "return net.eval().forward(x).softmax().value",
            "returning class probabilities instead of labels"),
 ]
+
+# What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
+# (autograder/references/mnist.py; named when graded only: the self-check has no forward pass on
+# the student's trained parameters).
+NAMED = {
+    "predict_argmin": "least_likely_digits",
+}
+# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+UNNAMEABLE = {
+    "untrained": "a trained model, graded by its accuracy",
+    "predict_returns_probabilities": "not labels at all: the kind of reply is wrong",
+}
