@@ -80,7 +80,7 @@ def main() -> int:
         return 1
     found = coverage(outcomes)
     total = {"written-from": [0, 0], "held-out": [0, 0]}
-    print(f"{'notebook':<28}{'written-from named':>20}{'held-out named':>18}")
+    print(f"{'notebook':<28}{'written-from':>20}{'held-out':>18}")
     for notebook, row in sorted(found["table"].items()):
         cells = []
         for part in total:
@@ -90,11 +90,18 @@ def main() -> int:
         print(f"{notebook:<28}{cells[0]:>20}{cells[1]:>18}")
     print(f"{'total':<28}" + "".join(f"{f'{n} / {d}':>{w}}" for (d, n), w in
                                      zip(total.values(), (20, 18))))
+    from tests.mutants import HELD_OUT, all_mutants, naming
+    unnameable = naming()[1]
+    held = sorted(repr(m) for m in all_mutants() if repr(m) in HELD_OUT)
+    print(f"(named / nameable; the corpus: {len(all_mutants())} mutants, "
+          f"{len(all_mutants()) - len(held)} written-from and {len(held)} held out, of which "
+          f"{len(unnameable)} give no wrong value to name)")
     print("\nheld-out mutants (what their feedback names):")
-    from tests.mutants import HELD_OUT
-    for name in sorted(HELD_OUT):
+    for name in held:
         outcome = outcomes.get(name)
-        if outcome is not None:
+        if name in unnameable:
+            print(f"  {name}: not nameable, {unnameable[name]}")
+        elif outcome is not None:
             print(f"  {name}: {', '.join(outcome['named']) or '-'}  ({outcome['why']})")
     for title in ("missing", "surprises"):
         if found[title]:

@@ -125,11 +125,15 @@ def test_the_catalogue_explains_every_mistake_in_one_line_of_its_own(assignment)
         assert callable(getattr(module, m.of, None)), f"{m.id}: {m.of} is not a function of {module}"
 
 
+def test_every_notebook_with_references_has_known_mistakes():
+    assert {a.id for a in COURSE.assignments if has_references(a)} <= {a.id for a in CATALOGUED}
+
+
 @pytest.mark.parametrize("assignment", [a for a in CATALOGUED if a.id != "09_mnist"],
                          ids=lambda a: a.id)
 def test_a_correct_solution_is_never_told_it_has_a_misconception(assignment):
     """The solution, graded on hidden inputs of two seeds, passes every check: no message at
-    all, so none that names a mistake."""
+    all, so none that names a mistake. (09's solution trains for minutes: test_nb09 grades it.)"""
     namespace = solution_namespace(assignment)
     for seed in (101, 202):
         results = run_checks(LocalSubmission(namespace, assignment), assignment, seed=seed)
@@ -175,3 +179,18 @@ def test_a_known_mistake_is_named_on_the_hidden_inputs_only():
     [sigmoid] = [c for c in hidden["checks"] if "sigmoid" in c["name"]]
     assert sigmoid["status"] == "failed" and "value of sigmoid(x)" in sigmoid["message"], sigmoid
     assert all(NAMES not in c["message"] for c in hidden["checks"]), hidden["checks"]
+
+
+def test_the_student_bundle_ships_no_known_mistake():
+    """The self-check imports the checks and the reference proxy, never a reference module, where
+    the references' mistakes are (their values on the public inputs are in the public cases; the
+    release's scan for reference code, tests/test_release.py, looks for their code too)."""
+    from autograder.release import needed_modules
+    shipped = set(needed_modules())
+    assert "autograder/references/__init__.py" in shipped
+    assert not {p for p in shipped if p.startswith("autograder/references/")} - \
+        {"autograder/references/__init__.py"}, shipped
+    for assignment in CATALOGUED:
+        mine = [m for m in references.catalogue(assignment.notebook) if m.kind == "references"]
+        assert all(m.compute.__module__ == f"autograder.references.{assignment.notebook}"
+                   for m in mine), [m.id for m in mine]

@@ -71,11 +71,11 @@ CASCADES = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/activation_functions.py). The held-out mutants (tests/mutants/__init__.py)
-# are measured, never listed here.
+# are measured: never given a mistake here.
 NAMED = {
     "sign_flipped": "bce_negated",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "hidden_width_10": "a wrong shape: the network's parameters are not those specified",
     "no_clipping": "a non-finite value (log 0) where p is 0 or 1, not a value to equal",

@@ -53,7 +53,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/batch_normalisation.py). The held-out mutants (tests/mutants/__init__.py)
-# are measured, never listed here.
+# are measured: never given a mistake here.
 NAMED = {
     "unbiased_variance": "forward_unbiased_variance",
     "eps_outside_sqrt": "forward_eps_outside_sqrt",

@@ -73,7 +73,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/convolution.py). The held-out mutants (tests/mutants/__init__.py) are
-# measured, never listed here.
+# measured: never given a mistake here.
 NAMED = {
     "convolution_not_correlation": "correlate_is_a_convolution",
     "kernel_gradient_reversed": "kernel_gradient_reversed",
@@ -82,7 +82,7 @@ NAMED = {
     "gradient_to_every_element": "pool_gradient_everywhere",
     "gradient_averaged": "pool_gradient_averaged",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "predict_wrong_side": "a trained model's labels, graded by their accuracy",
     "predict_returns_f": "not labels at all: the kind of reply is wrong",
@@ -90,4 +90,7 @@ UNNAMEABLE = {
     "not_a_histogram": "the attack's path, checked by its properties (histograms, small steps)",
     "too_few_steps": "the attack's path, checked by its properties (it ends with f > 0)",
     "no_stop": "the attack's path, checked by its properties (it stops at the first f > 0)",
+    "input_gradient_valid": "a wrong shape, which the check says",
+    "descends": "the attack's path, checked by its properties (it ends with f > 0)",
+    "giant_step": "the attack's path, checked by its properties (small steps)",
 }

@@ -49,13 +49,13 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/dp_library.py, autograder/checks/dp_library.py). The held-out mutants
-# (tests/mutants/__init__.py) are measured, never listed here.
+# (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
     "no_accumulation": "shares_overwritten",
     "get_param_aliasing": "aliased_parameters",
     "relu_layer_is_linear": "relu_layers_linear",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "only_the_last_leaf": "missing entries: the dict's keys, which the check lists",
     "unnamed_leaves_included": "an extra entry (None): the dict's keys, which the check lists",
@@ -65,4 +65,5 @@ UNNAMEABLE = {
                        "the student's)",
     "learning_rate_too_small": "a training loop, graded by the loss it reaches",
     "parameters_never_set": "a training loop, graded by the loss it reaches",
+    "bias_named_like_the_weights": "a parameter's name: the dict's keys, which the check lists",
 }

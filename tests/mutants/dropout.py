@@ -50,7 +50,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/dropout.py, autograder/checks/dropout.py). The held-out mutants
-# (tests/mutants/__init__.py) are measured, never listed here.
+# (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
     "not_rescaled": "kept_not_rescaled",
     "rescaled_by_p": "kept_divided_by_p",
@@ -58,9 +58,11 @@ NAMED = {
     "gradient_not_scaled": "upstream_not_scaled",
     "non_inverted_eval_scaling": "evaluated_non_inverted",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "mask_drawn_once": "the masks' randomness (a new one each call), a property of many draws",
     "mask_redrawn_in_backward": "a gradient through another random mask, not a value to equal",
     "active_in_eval": "a random mask in evaluation mode, not a value to equal",
+    "global_random_state": "random numbers from another source: not reproducible, no value",
+    "graph_cut": "a missing gradient: the value is right, no gradient reaches x",
 }

@@ -22,7 +22,7 @@ MUTANTS = [
 NAMED = {
     "predict_argmin": "least_likely_digits",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "untrained": "a trained model, graded by its accuracy",
     "predict_returns_probabilities": "not labels at all: the kind of reply is wrong",

@@ -55,7 +55,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/optimisation_beyond_ml.py, autograder/checks/optimisation_beyond_ml.py).
-# The held-out mutants (tests/mutants/__init__.py) are measured, never listed here.
+# The held-out mutants (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
     "potential_energy_with_the_wrong_sign": "energy_sign_flipped",
     "segment_height_from_its_left_end": "height_at_the_left_end",

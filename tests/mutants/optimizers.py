@@ -76,7 +76,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/optimizers.py, autograder/checks/optimizers.py). The held-out mutants
-# (tests/mutants/__init__.py) are measured, never listed here.
+# (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
     "momentum_without_one_minus_beta": "momentum_without_one_minus_beta",
     "momentum_beta_swapped": "momentum_beta_swapped",
@@ -90,7 +90,7 @@ NAMED = {
     "adam_betas_swapped": "adam_beta2_for_m",
     "gradient_norm_plotted": "rosenbrock_gradient_norms",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "momentum_mutates_theta": "a side effect: the path is right, the caller's theta is changed",
     "linear_y_axis": "a plot's axis scale",

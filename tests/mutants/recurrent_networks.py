@@ -61,7 +61,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/recurrent_networks.py). The held-out mutants (tests/mutants/__init__.py)
-# are measured, never listed here.
+# are measured: never given a mistake here.
 NAMED = {
     "default_initial_state_ones": "states_from_ones",
     "given_initial_state_ignored": "states_from_zeros",
@@ -70,10 +70,11 @@ NAMED = {
     "no_gradient_through_the_delay": "bptt_no_delay",
     "W_h_not_transposed": "bptt_untransposed",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "delay_at_t0_reads_a_copy": "a missing gradient: the states are right, no gradient reaches "
                                 "h_init",
     "predict_sees_only_the_last_step": "a trained model, graded by its error on new sequences",
     "readout_of_the_first_state": "a trained model, graded by its error on new sequences",
+    "learning_rate_too_small": "a trained model, graded by its error on new sequences",
 }

@@ -114,7 +114,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/scalar_autodiff.py). The held-out mutants (tests/mutants/__init__.py)
-# are measured, never listed here.
+# are measured: never given a mistake here.
 NAMED = {
     "div_denominator_sign": "div_denominator_sign",
     "sub_gradient_sign": "sub_gradient_sign",
@@ -128,7 +128,7 @@ NAMED = {
     "forward_difference": "forward_difference",
     "half_step": "central_difference_over_eps",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "recursive_topological_sort": "an exception (RecursionError on a deep graph)",
 }

@@ -56,7 +56,7 @@ MUTANTS = [
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
 # (autograder/references/weight_initialisation.py, autograder/checks/weight_initialisation.py).
-# The held-out mutants (tests/mutants/__init__.py) are measured, never listed here.
+# The held-out mutants (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
     "xavier_std_as_variance": "variance_squared",
     "xavier_uniform_bound_is_the_std": "variance_of_the_bound_as_std",
@@ -65,7 +65,7 @@ NAMED = {
     "statistics_before_the_activation": "statistics_before_the_activation",
     "plot_means": "activation_means",
 }
-# The mutants whose bug is no wrong value that a known mistake's version could equal, and why.
+# The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "xavier_fans_swapped": "a wrong shape, (fan_out, fan_in), which the shape check says",
     "he_global_random_state": "random numbers from another source: not reproducible, no value",
