@@ -4,8 +4,9 @@ Reads the result JSON that `grade` wrote (graded/results/<student>/<assignment>.
 two files beside them, with the same numbers:
 
   graded/class-report.html   per assignment the score distribution (a plot), per task the pass
-                             rate and its most common failure messages, ranked; the students who
-                             have not submitted; the slowest notebooks; every flag raised
+                             rate, its most common failure messages and the known mistakes its
+                             feedback named, each ranked; the students who have not submitted;
+                             the slowest notebooks; every flag raised
   graded/class-report.csv    the same, one number or message a row:
                              section, assignment, task, student, item, value
 
@@ -24,7 +25,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from . import report
+from . import checking, references, report
 
 HTML_NAME, CSV_NAME = "class-report.html", "class-report.csv"
 TOP_FAILURES = 5        # failure messages shown per task, most common first
@@ -48,16 +49,26 @@ def _submitted(result) -> bool:
     return report.status(result) != "missing"
 
 
-def _task_summary(task, results) -> dict:
-    """Pass rate and ranked failures of one task over the submitted notebooks (`results`)."""
+def named_mistakes(message: str, known: list) -> list:
+    """The known mistakes (of `known`, the notebook's catalogue: a message's own text, which may
+    quote a submission, names nothing else) that a failure message names, as
+    `checking.misconception` words it."""
+    return [why for why in known
+            if checking.NAMES + why in message or checking.OR_NAMES + why in message]
+
+
+def _task_summary(task, results, known=()) -> dict:
+    """Pass rate, ranked failures and ranked known mistakes (of the catalogue `known`) of one
+    task over the submitted notebooks (`results`)."""
     rows = [t for r in results for t in r["tasks"] if t["id"] == task.id]
     passed = sum(t["status"] == "passed" for t in rows)
-    failures, example = Counter(), {}
+    failures, example, mistakes = Counter(), {}, Counter()
     for t in rows:
         if t["status"] != "passed":
             key = message_pattern(t["message"]) or f"({t['status']}, no message)"
             failures[key] += 1
             example.setdefault(key, report.clean_text(t["message"] or key, EXAMPLE_CAP))
+            mistakes.update(named_mistakes(t["message"], known))
     return {"id": task.id, "title": task.title, "max_points": task.points,
             "submitted": len(rows), "passed": passed,
             "pass_rate": passed / len(rows) if rows else None,
@@ -65,7 +76,8 @@ def _task_summary(task, results) -> dict:
             "statuses": dict(Counter(t["status"] for t in rows)),
             "failures": [{"pattern": key, "count": count, "example": example[key]}
                          for key, count in failures.most_common(TOP_FAILURES)],
-            "failure_kinds": len(failures)}
+            "failure_kinds": len(failures),
+            "misconceptions": [{"why": why, "count": count} for why, count in mistakes.most_common()]}
 
 
 def summarize(results: list, course) -> dict:
@@ -79,6 +91,7 @@ def summarize(results: list, course) -> dict:
         if not rows:
             continue
         submitted = [r for r in rows if _submitted(r)]
+        known_mistakes = [m.why for m in references.catalogue(assignment.notebook)]
         has_row = {r["student"] for r in rows}
         scores = [r["score"] for r in submitted]
         assignments.append({
@@ -91,7 +104,7 @@ def summarize(results: list, course) -> dict:
                               | (set(students) - has_row)),
             "not_graded": sorted((r["student"], r.get("message", "")) for r in submitted
                                  if report.status(r) == "error"),
-            "tasks": [_task_summary(task, submitted) for task in assignment.tasks]})
+            "tasks": [_task_summary(task, submitted, known_mistakes) for task in assignment.tasks]})
     limits = {a.id: a.limits.time_limit for a in course.assignments}
     timed = [r for r in results if isinstance(r.get("seconds"), (int, float))]
     slowest = [{"student": r["student"], "assignment": r["assignment"], "seconds": r["seconds"],
@@ -147,12 +160,19 @@ def _failures_html(task, e) -> str:
     return f"<ol class='failures'>{items}</ol>{others}"
 
 
+def _misconceptions_html(task, e) -> str:
+    items = "".join(f"<li><span class='count'>{m['count']}×</span> {e(m['why'])}</li>"
+                    for m in task["misconceptions"])
+    return f"<ol class='misconceptions'>{items}</ol>" if items else ""
+
+
 def _assignment_html(a, e) -> str:
     png = score_histogram(a["scores"], a["max_score"], f"{a['id']}: {a['submitted']} submitted")
     rows = "".join(
         f"<tr><td>{e(t['id'])}<div class='title'>{e(t['title'])}</div></td>"
         f"<td class='rate'>{_percent(t['pass_rate'])}</td><td>{t['passed']} / {t['submitted']}</td>"
-        f"<td>{_failures_html(t, e)}</td></tr>" for t in a["tasks"])
+        f"<td>{_failures_html(t, e)}</td><td>{_misconceptions_html(t, e)}</td></tr>"
+        for t in a["tasks"])
     missing = ", ".join(map(e, a["missing"])) or "none"
     errors = "".join(f"<li>{e(s)}: {e(m)}</li>" for s, m in a["not_graded"])
     mean = "–" if a["mean"] is None else f"{a['mean']:.3g}"
@@ -165,7 +185,7 @@ def _assignment_html(a, e) -> str:
 <span class="missing">Not submitted ({len(a['missing'])}): {missing}</span></p></div>
 {f"<p>Submitted but not graded:</p><ul class='not-graded'>{errors}</ul>" if errors else ""}
 <table class="tasks"><thead><tr><th>task</th><th>pass rate</th><th>passed</th>
-<th>most common failure messages</th></tr></thead><tbody>{rows}</tbody></table>
+<th>most common failure messages</th><th>known mistakes named</th></tr></thead><tbody>{rows}</tbody></table>
 </section>"""
 
 
@@ -187,13 +207,15 @@ table {{ border-collapse: collapse; width: 100%; margin: .5em 0 1.5em; }}
 td, th {{ border: 1px solid #ccc; padding: .35em .6em; vertical-align: top; text-align: left; }}
 .title, .more {{ color: #666; font-size: .85em; }} .count {{ font-weight: bold; }}
 .overview {{ display: flex; gap: 1.5em; align-items: center; }} .rate {{ white-space: nowrap; }}
-ol.failures {{ margin: 0; padding-left: 1.4em; }} ol.failures li {{ margin-bottom: .25em; }}
+ol.failures, ol.misconceptions {{ margin: 0; padding-left: 1.4em; }}
+ol.failures li, ol.misconceptions li {{ margin-bottom: .25em; }}
 section.assignment {{ border-top: 2px solid #4c72b0; margin-top: 1.5em; }}
 </style></head><body>
 <h1>The class at a glance</h1>
 <p>{len(summary['students'])} students, {len(summary['assignments'])} assignment(s) graded.
 Pass rates count the submitted notebooks; failure messages are grouped with their numbers left
-out (each student has other hidden inputs) and shown by one example each.</p>
+out (each student has other hidden inputs) and shown by one example each; a known mistake is
+counted when a student's feedback named it (docs/INSTRUCTORS.md, Known mistakes).</p>
 {sections}
 <h2>Slowest notebooks</h2>
 <p class="title">Wall time of running the notebook and its checks, and its share of the
@@ -216,7 +238,8 @@ def defused(value):
 
 def report_rows(summary: dict) -> list:
     """The report's numbers and messages, one a row: (section, assignment, task, student, item,
-    value). Sections: score, histogram, task, failure, missing, not_graded, slowest, flag."""
+    value). Sections: score, histogram, task, failure, misconception, missing, not_graded,
+    slowest, flag."""
     rows = []
     for a in summary["assignments"]:
         aid = a["id"]
@@ -228,6 +251,8 @@ def report_rows(summary: dict) -> list:
             rows += [("task", aid, t["id"], "", item, t[item])
                      for item in ("submitted", "passed", "pass_rate", "mean_points", "max_points")]
             rows += [("failure", aid, t["id"], "", f["example"], f["count"]) for f in t["failures"]]
+            rows += [("misconception", aid, t["id"], "", m["why"], m["count"])
+                     for m in t["misconceptions"]]
         rows += [("missing", aid, "", s, "not submitted", "") for s in a["missing"]]
         rows += [("not_graded", aid, "", s, m, "") for s, m in a["not_graded"]]
     rows += [("slowest", s["assignment"], "", s["student"], "seconds", s["seconds"])

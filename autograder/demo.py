@@ -7,8 +7,10 @@ The class, in nbgrader's layout (demo/submitted/<student>/<assignment>/<notebook
   dmitri  a notebook that was damaged (half of its JSON is missing)
   eve     a stub that tries to cheat: it patches NumPy, pytest and the probes
 and, for 01_scalar_autodiff only (autograder/demo_students.py), six students who solved it in
-their own styles (hana, ivan, jun, kim, lena, omar) and two who copied one of them, disguised:
-pat (ivan's) and quinn (jun's). Then the class at a glance (graded/class-report.html) and the
+their own styles (hana, ivan, jun, kim, lena, omar), two more with a known mistake that their
+feedback names (rui: d(a - b)/db = +1; sam: sigma(-x)), and two who copied one of them,
+disguised: pat (ivan's) and quinn (jun's). Then the class at a glance (graded/class-report.html,
+with the known mistakes named per task) and the
 pairs of 01's submissions ranked by similarity (graded/similarity-01_scalar_autodiff.html).
 """
 from __future__ import annotations

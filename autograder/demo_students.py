@@ -1,6 +1,7 @@
 """Students of 01_scalar_autodiff for `make demo`, the similarity tests and benchmark: honest
-students who solved it in their own styles, two who copied a classmate (renamed variables,
-reordered functions and cells, added comments), and one who handed in the exercise untouched.
+students who solved it in their own styles, two of them with a known mistake (a wrong gradient
+or function that the feedback names), two who copied a classmate (renamed variables, reordered
+functions and cells, added comments), and one who handed in the exercise untouched.
 Made from the solution's source: a repository tool, never in the student bundle.
 
 The solution's 13 `### BEGIN SOLUTION` blocks, in order: + - * / neg rsub rtruediv (the Scalar
@@ -125,6 +126,17 @@ HONEST = {   # student: (arithmetic, functions, backward) styles, and their own 
              "chain = Scalar(0.5)\nfor _ in range(1000):\n    chain = chain.tanh()\n"
              "chain.backward()"),
 }
+# Honest students with one of the course's known mistakes (autograder/references/
+# scalar_autodiff.py): their styles (each shares at most one part's with any other student, as the
+# honest ones do), their experiment, and the line they got wrong.
+MISTAKEN = {
+    "rui": (("explicit", "kahn", "textbook"), "print((Scalar(5.0) - Scalar(2.0)).value)",
+            ("parents = ((self, 1.0), (other, -1.0))",       # d(a - b)/db = +1
+             "parents = ((self, 1.0), (other, 1.0))")),
+    "sam": (("kahn", "textbook", "explicit"), "print(Scalar(0.0).sigmoid().value)",
+            ("value = 1 / (1 + math.exp(-self.value))",              # sigma(-x)
+             "value = 1 / (1 + math.exp(self.value))")),
+}
 # The copies: the students they copied, and what they did to hide it.
 RENAMES = {"inv": "reciprocal", "children": "n_children", "seen": "nodes", "todo": "pending",
            "ready": "queue", "out_value": "product", "forward": "f_plus", "h": "step",
@@ -147,8 +159,14 @@ def source_of(styles) -> str:
     return source
 
 
-def notebook(styles, experiment):
-    nb = jupytext.reads(source_of(styles), fmt="py:percent")
+def notebook(styles, experiment, mistake=None):
+    """The solution in `styles`, with the student's own `experiment` cell; `mistake`: (old, new),
+    a line of theirs written wrong."""
+    source = source_of(styles)
+    if mistake:
+        assert source.count(mistake[0]) == 1, mistake
+        source = source.replace(*mistake)
+    nb = jupytext.reads(source, fmt="py:percent")
     nb.cells.append(nbformat.v4.new_code_cell(experiment))
     return nb
 
@@ -189,6 +207,8 @@ def make_class(submitted: Path, copies: bool = True, untouched: str | None = "cl
     such student). Returns {student: notebook}."""
     notebooks = {student: notebook(styles, experiment)
                  for student, (styles, experiment) in HONEST.items()}
+    notebooks.update({student: notebook(styles, experiment, mistake)
+                      for student, (styles, experiment, mistake) in MISTAKEN.items()})
     if copies:
         for copier, original in PLANTED.items():
             notebooks[copier] = disguised(notebooks[original], f"{copier}'s own work")

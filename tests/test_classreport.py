@@ -13,7 +13,7 @@ import pytest
 
 from selenium.webdriver.common.by import By
 
-from autograder import classreport, report
+from autograder import checking, classreport, report
 from autograder.course import load_course
 from tests.grading import ROOT
 from tests.test_browser import browser  # noqa: F401 (the fixture: headless Chromium)
@@ -26,6 +26,14 @@ ARTIFACTS = Path(os.environ.get("DP_TEST_ARTIFACTS", ROOT / "build" / "test-arti
 # d(a*b)/db returned as b: the same mistake on each student's own hidden inputs
 MUL = "d(a * b)/db at a={a}, b={b}: expected {a}, received {b}"
 FLAG = "forbidden import: torch (the cell [3] that begins “import torch”)"
+# 01's known mistakes (its catalogue), as checking.misconception ends a failure message with them
+SUB = "d(a - b)/db = +1, as if it were a + b"
+RSUB = "number - a computed as a - number: __rsub__ must return other - self"
+NAMED = "d(a - b)/db at a={a}, b={b}: expected -1, received 1" + checking.NAMES + SUB
+BOTH = "(2 - a) at a={a}: expected {b}, received {c}" + checking.NAMES + RSUB + \
+    checking.OR_NAMES + SUB
+# a message that quotes a submission's own text can say anything: only the catalogue counts
+FORGED = "your code raised ValueError: x" + checking.NAMES + "nothing the course knows"
 
 
 def _result(student, assignment, failed=None, status="graded", seconds=None, flags=(), message=""):
@@ -58,6 +66,10 @@ CLASS = [
     _result("dmitri", A, {"scalar_arithmetic": MUL.format(a=-4.0, b=1e-3),
                           "scalar_backprop": "a chain of 100000 nodes: RecursionError"},
             seconds=2.5, flags=[FLAG]),
+    _result("fay", A, {"scalar_arithmetic": NAMED.format(a=0.5, b=2.0),
+                       "scalar_functions": FORGED}),
+    _result("gus", A, {"scalar_arithmetic": BOTH.format(a=0.25, b=1.75, c=-1.75)}),
+    _result("hal", A, {"scalar_arithmetic": NAMED.format(a=-3.0, b=0.1)}),
     _result("dmitri", B, status="missing", message="no notebook was submitted"),
     _result("eve", A, status="error", message="unreadable notebook: not valid JSON",
             flags=["unreadable notebook"]),
@@ -140,18 +152,22 @@ def test_summary_counts_pass_rates_missing_students_and_ranks_failures():
     summary = classreport.summarize(CLASS, COURSE)
     first, fourth = summary["assignments"]
     assert first["id"] == A.id and fourth["id"] == B.id
-    assert first["submitted"] == 6 and first["missing"] == []           # eve's unreadable counts
+    assert first["submitted"] == 9 and first["missing"] == []           # eve's unreadable counts
     assert first["not_graded"] == [("eve", "unreadable notebook: not valid JSON")]
-    assert sorted(first["scores"]) == [0.0, 4.0, 6.0, 7.0, 10.0, 10.0]
+    assert sorted(first["scores"]) == [0.0, 4.0, 4.0, 6.0, 7.0, 7.0, 7.0, 10.0, 10.0]
     tasks = {t["id"]: t for t in first["tasks"]}
     arithmetic = tasks["scalar_arithmetic"]
-    assert (arithmetic["passed"], arithmetic["submitted"]) == (2, 6)
-    assert arithmetic["pass_rate"] == pytest.approx(2 / 6)
-    assert [f["count"] for f in arithmetic["failures"]] == [3, 1]       # the mistake, then eve
+    assert (arithmetic["passed"], arithmetic["submitted"]) == (2, 9)
+    assert arithmetic["pass_rate"] == pytest.approx(2 / 9)
+    # the mistake without a name, the named one, then eve's and gus's
+    assert [f["count"] for f in arithmetic["failures"]] == [3, 2, 1, 1]
     assert arithmetic["failures"][0]["example"] == MUL.format(a=0.31, b=-1.7)
-    assert tasks["scalar_functions"]["pass_rate"] == pytest.approx(5 / 6)
+    # known mistakes ranked: SUB named for fay, hal and gus, RSUB (an alternative) for gus
+    assert arithmetic["misconceptions"] == [{"why": SUB, "count": 3}, {"why": RSUB, "count": 1}]
+    assert tasks["scalar_functions"]["pass_rate"] == pytest.approx(7 / 9)
+    assert tasks["scalar_functions"]["misconceptions"] == []           # FORGED names nothing
     # 04: dmitri did not submit; the students of 01 without a row for 04 have not either
-    assert fourth["missing"] == sorted(["dmitri", "cleo", "=2+3"])
+    assert fourth["missing"] == sorted(["dmitri", "cleo", "=2+3", "fay", "gus", "hal"])
     assert fourth["submitted"] == 3 and sorted(fourth["scores"]) == [0.0, 6.0, 10.0]
     assert [(s["student"], s["seconds"]) for s in summary["slowest"][:3]] == [
         ("eve", 120.4), ("ada", 41.0), ("ben", 38.5)]
@@ -170,10 +186,12 @@ def test_the_page_shows_each_assignment_task_missing_student_slow_notebook_and_f
     ids = [t.id for t in (*A.tasks, *B.tasks)]
     tasks = {next(i for i in ids if row[0].startswith(i)): row for row in page.rows["tasks"] if row}
     assert sorted(tasks) == sorted(ids)
-    assert tasks["scalar_arithmetic"][1:3] == ["33 %", "2 / 6"]
+    assert tasks["scalar_arithmetic"][1:3] == ["22 %", "2 / 9"]
     assert "3× " + MUL.format(a=0.31, b=-1.7) in tasks["scalar_arithmetic"][3]
+    assert tasks["scalar_arithmetic"][4] == f"3× {SUB}1× {RSUB}"      # ranked, as text
+    assert tasks["scalar_functions"][4] == ""
     assert tasks["vanishing_plot"][1] == "33 %"            # ben failed it, eve timed out
-    assert "Not submitted (3): " in page.text[B.id] and "cleo" in page.text[B.id]
+    assert "Not submitted (6): " in page.text[B.id] and "cleo" in page.text[B.id]
     slowest = page.rows["slowest"][1:]
     assert slowest[0] == ["eve", B.id, "120.4 s", "100 %"]
     flags = [row for row in page.rows["flags"][1:]]
@@ -201,7 +219,10 @@ def test_the_csv_holds_the_same_numbers(graded):
             assert rate == pytest.approx(t["pass_rate"])
     assert value("failure", A.id, "scalar_arithmetic", MUL.format(a=0.31, b=-1.7)) == "3"
     assert sorted(r["student"] for r in rows if r["section"] == "missing") == sorted(
-        ["dmitri", "cleo", "'=2+3"])                       # no formula
+        ["dmitri", "cleo", "'=2+3", "fay", "gus", "hal"])  # no formula
+    assert value("misconception", A.id, "scalar_arithmetic", SUB) == "3"
+    assert value("misconception", A.id, "scalar_arithmetic", RSUB) == "1"
+    assert not [r for r in rows if r["section"] == "misconception" and r["task"] != "scalar_arithmetic"]
     assert [r["student"] for r in rows if r["section"] == "slowest"][:2] == ["eve", "ada"]
     assert len([r for r in rows if r["section"] == "flag"]) == 3
 
@@ -223,7 +244,10 @@ def test_the_report_in_a_real_browser(graded, browser):
     flags = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#flags tbody tr")]
     assert len(flags) == 3 and any("<script>alert(1)</script>" in f for f in flags), flags
     rate = browser.find_element(By.CSS_SELECTOR, f"section[id='{A.id}'] table.tasks td.rate")
-    assert rate.text == "33 %"                   # scalar_arithmetic, the first task
+    assert rate.text == "22 %"                   # scalar_arithmetic, the first task
+    mistakes = browser.find_element(By.CSS_SELECTOR,
+                                    f"section[id='{A.id}'] table.tasks ol.misconceptions")
+    assert mistakes.text.splitlines() == [f"3× {SUB}", f"1× {RSUB}"]
     height = browser.execute_script("return document.body.scrollHeight")
     browser.set_window_size(1400, min(height + 300, 8000))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

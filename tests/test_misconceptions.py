@@ -194,3 +194,20 @@ def test_the_student_bundle_ships_no_known_mistake():
         mine = [m for m in references.catalogue(assignment.notebook) if m.kind == "references"]
         assert all(m.compute.__module__ == f"autograder.references.{assignment.notebook}"
                    for m in mine), [m.id for m in mine]
+
+
+def test_the_demo_class_students_with_a_known_mistake_are_told_its_name(tmp_path):
+    """`make demo`'s rui (d(a - b)/db = +1) and sam (sigma(-x)), graded in the sandbox as the
+    demo grades them: the task of the mistake names it, and only that task fails."""
+    from autograder.demo_students import MISTAKEN, make_class
+    from tests.grading import grade_notebook
+    make_class(tmp_path, copies=False, untouched=None)
+    whys = {m.id: m.why for m in references.catalogue("scalar_autodiff")}
+    for student, task, mistake in (("rui", "scalar_arithmetic", "sub_gradient_sign"),
+                                   ("sam", "scalar_functions", "sigmoid_of_minus_x")):
+        assert student in MISTAKEN
+        path = tmp_path / student / "01_scalar_autodiff" / "scalar_autodiff.ipynb"
+        result = grade_notebook(path, "01_scalar_autodiff", student)
+        failed = {t["id"]: t["message"] for t in result["tasks"] if t["status"] != "passed"}
+        assert list(failed) == [task], failed
+        assert NAMES + whys[mistake] in failed[task], failed[task]

@@ -36,14 +36,14 @@ def _pair(row):
 
 
 def test_every_planted_copy_ranks_above_every_honest_pair(ranked):
-    rows, _, _, stdout = ranked
+    rows, _, notebooks, stdout = ranked
     planted = {frozenset(p) for p in PLANTED.items()}
     assert {_pair(r) for r in rows[:len(planted)]} == planted, rows[:4]
     honest = [float(r["similarity"]) for r in rows if _pair(r) not in planted
               and not _pair(r) & {"cleo"}]
     copies = [float(r["similarity"]) for r in rows if _pair(r) in planted]
     assert min(copies) > 0.8 and max(honest) < 0.6, (copies, max(honest))
-    assert len(rows) == 9 * 8 // 2
+    assert len(notebooks) == 11 and len(rows) == 11 * 10 // 2         # every pair, once
     assert "1. ivan   pat" in stdout or "1. jun    quinn" in stdout, stdout
 
 
