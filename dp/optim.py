@@ -1,20 +1,31 @@
 """Optimizers: `SGD`, `SGD_Momentum`, `RMSProp`, `Adam`, sharing one `Optimizer.train` loop.
 
-Each optimizer is its update rule, written as in its docstring, for one parameter theta with
-gradient g and its own state. Moment buffers belong to one parameter and to the optimizer, so
-they are updated in place; theta and g are not (they may be shared with the caller), and the new
-theta is a new array. Hyperparameters are keywords (``lr=...``) or, as in the 2019 library, a
-dictionary ``hyperparam={"alpha": ..., "beta": ..., "beta2": ..., "epsilon": ...}``.
+Each optimizer is its update rule, stated in its docstring as the textbook writes it, for one
+parameter theta with gradient g and its own state. Hyperparameters are keywords (``lr=...``) or,
+as in the 2019 library, a dictionary ``hyperparam={"alpha": ..., "beta": ..., "beta2": ...,
+"epsilon": ...}``.
 
 The defaults are the 2019 library's, so that the paper's ``SGD(net, x_train, y_train)`` trains:
 learning rate 0.001, and mini-batches of 128 examples drawn at random with replacement through
 NumPy's global generator (``np.random.seed`` repeats a run; see `Optimizer.next_batch`).
 
+One rule, two ways in. ``update(theta, g, state)`` returns the new theta as a new array and
+leaves theta and g as they were; a rule of your own overrides it, and `step` then calls it.
+dp's rules are written once, as ``_update_in_place``: `update` runs it on a copy of theta, and
+`step` on the parameter itself, within two limits:
+
+* only arrays the optimizer owns are updated in place: the first time it updates a parameter it
+  copies it, so the array a caller gave to ``Node(array, "w")`` never changes under them (what
+  ``node.value`` holds after that is the optimizer's, and changes at every step);
+* a gradient is used as scratch space only when `train` made it (by `Model.get_grad`), never
+  when a caller hands it to `step`.
+
 Speed: on large parameters an update is bound by memory, not arithmetic. Each NumPy operation is
 a pass over the array, and each temporary array is fresh memory to fault in and fill. So the
-rules compute into two scratch arrays that the optimizer keeps from step to step (``out=``),
-with the operations of the formula in the formula's order: the result is the same, bit for bit,
-as the one-line formula (tests check this; notebook 06 grades students' one-liners against it).
+rules compute with ``out=`` into scratch arrays that the optimizer keeps from step to step.
+Each rule keeps the operations of its formula in the formula's order, so its result is the
+formula's bit for bit (tests/test_optim.py checks this, and also holds any faster form to one
+step within 1e-12 and 100 steps within the drift of equivalent forms that notebook 06 allows).
 """
 from __future__ import annotations
 
@@ -54,6 +65,7 @@ class Optimizer:
         self.steps_done = 0
         self._batches = None
         self._scratch = {}   # (shape, dtype) -> two arrays the update rules compute in
+        self._owned = {}     # parameter name -> the copy of its value that step() updates in place
 
     @property
     def alpha(self):
@@ -64,25 +76,48 @@ class Optimizer:
     def alpha(self, value):
         self.lr = value
 
-    def _scratch_arrays(self, like) -> tuple:
-        """Two arrays shaped like `like`, for an update rule to compute in. They are reused by
-        every parameter of that shape and at every step, so they hold nothing between calls."""
-        like = np.asarray(like)
-        key = (like.shape, like.dtype)
+    def _scratch_arrays(self, theta, g, spare_gradient: bool) -> tuple:
+        """Two arrays shaped like `theta` for an update rule to compute in, reused by every
+        parameter of that shape and at every step (they hold nothing between calls). The second
+        is the gradient `g` itself if it is `spare_gradient`: a rule writes into it only once it
+        no longer needs g."""
+        key = (theta.shape, theta.dtype)
         if key not in self._scratch:
-            self._scratch[key] = (np.empty_like(like), np.empty_like(like))
-        return self._scratch[key]
+            self._scratch[key] = (np.empty_like(theta), np.empty_like(theta))
+        a, b = self._scratch[key]
+        return a, (g if spare_gradient else b)
 
     def update(self, theta, g, state):
-        """The new value of one parameter; `state` is that parameter's own dict of buffers."""
-        raise NotImplementedError
+        """The new value of one parameter, a new array (theta and g are left as they were);
+        `state` is that parameter's own dict of buffers. A rule of your own overrides this;
+        dp's rules run their ``_update_in_place`` on a copy of theta."""
+        dtype = np.result_type(theta, g)
+        theta = np.array(theta, dtype=dtype if dtype.kind == "f" else np.float64)
+        self._update_in_place(theta, g, state, spare_gradient=False)
+        return theta
+
+    def _update_in_place(self, theta, g, state, spare_gradient: bool) -> None:
+        """Update `theta`, an array this optimizer owns, in place (g too, if it is spare)."""
+        raise NotImplementedError(f"{type(self).__name__} must define update(self, theta, g, state)")
 
     def step(self, grads: dict) -> None:
-        """Apply the update rule to every parameter once."""
+        """Apply the update rule to every parameter once; `grads` are left as they were."""
+        self._step(grads, spare_gradients=False)
+
+    def _step(self, grads: dict, spare_gradients: bool) -> None:
         self.steps_done += 1
+        in_place = type(self).update is Optimizer.update    # dp's rule, not a subclass's own
         with no_grad():
             for name, node in self.model.parameters().items():
-                node.value = self.update(node.value, grads[name], self.state.setdefault(name, {}))
+                state = self.state.setdefault(name, {})
+                if not in_place:
+                    node.value = self.update(node.value, grads[name], state)
+                    continue
+                if self._owned.get(name) is not node.value:     # first update, or set anew
+                    node.value = self._owned[name] = np.array(node.value)
+                g = grads[name]
+                spare = spare_gradients and _writable_like(g, node.value)
+                self._update_in_place(node.value, g, state, spare)
 
     def next_batch(self):
         """The examples of the next step: all of them if batch_size is None. With a seed, the
@@ -123,7 +158,10 @@ class Optimizer:
                                          f"step {i}; try a smaller learning rate, and look for a "
                                          f"softmax or log that overflows (dp.cross_entropy takes the "
                                          f"logits, stably) or inputs not scaled (pixels to [0, 1])")
-            self.step(grads)
+            if type(self).step is Optimizer.step:
+                self._step(grads, spare_gradients=True)  # get_grad made them: scratch space
+            else:
+                self.step(grads)                          # a subclass's own step
             loss_hist.append(loss)
             if err_hist:
                 para_hist.append(self.model.get_param())
@@ -134,19 +172,17 @@ class Optimizer:
         return (loss, loss_hist, para_hist) if err_hist else loss
 
 
-class SGD(Optimizer):
-    """theta <- theta - lr * g"""
-
-    defaults = {"lr": 0.001}
-
-    def update(self, theta, g, state):
-        step, _ = self._scratch_arrays(g)
-        return theta - np.multiply(self.lr, g, out=step)
+def _writable_like(g, theta) -> bool:
+    """Whether the gradient g can be written as a scratch array for theta: an array of its own
+    (not a view of another), of theta's shape and dtype."""
+    return (isinstance(g, np.ndarray) and g.base is None and g.flags.writeable
+            and g.flags.c_contiguous and g.shape == theta.shape and g.dtype == theta.dtype
+            and g is not theta)
 
 
 def _average(state, key, value, beta, scratch):
     """state[key] <- beta * state[key] + (1 - beta) * value, in the optimizer's own buffer
-    (zeros at first); `scratch` is overwritten."""
+    (zeros at first); `scratch` (which may be `value`) is overwritten."""
     if key not in state:
         state[key] = np.zeros_like(value)
     buffer = state[key]
@@ -155,12 +191,14 @@ def _average(state, key, value, beta, scratch):
     return buffer
 
 
-def _adaptive_step(theta, lr, numerator, mean_square, epsilon, a, b):
-    """theta - lr * numerator / (sqrt(mean_square) + epsilon), a new array, computed in the
-    scratch arrays `a` and `b` (which may hold `numerator` and `mean_square`)."""
-    step = np.multiply(lr, numerator, out=a)
-    denominator = np.add(np.sqrt(mean_square, out=b), epsilon, out=b)
-    return theta - np.divide(step, denominator, out=a)
+class SGD(Optimizer):
+    """theta <- theta - lr * g"""
+
+    defaults = {"lr": 0.001}
+
+    def _update_in_place(self, theta, g, state, spare_gradient):
+        _, b = self._scratch_arrays(theta, g, spare_gradient)
+        theta -= np.multiply(self.lr, g, out=b)
 
 
 class SGD_Momentum(Optimizer):
@@ -168,10 +206,10 @@ class SGD_Momentum(Optimizer):
 
     defaults = {"lr": 0.001, "beta": 0.9}
 
-    def update(self, theta, g, state):
-        a, _ = self._scratch_arrays(g)
-        v = _average(state, "v", g, self.beta, a)
-        return theta - np.multiply(self.lr, v, out=a)
+    def _update_in_place(self, theta, g, state, spare_gradient):
+        _, b = self._scratch_arrays(theta, g, spare_gradient)
+        v = _average(state, "v", g, self.beta, b)
+        theta -= np.multiply(self.lr, v, out=b)
 
 
 class RMSProp(Optimizer):
@@ -180,10 +218,13 @@ class RMSProp(Optimizer):
     defaults = {"lr": 0.001, "beta": 0.9, "epsilon": 1e-8}
     legacy_names = {**Optimizer.legacy_names, "beta2": "beta"}   # the 2019 name of its decay
 
-    def update(self, theta, g, state):
-        a, b = self._scratch_arrays(g)
-        s = _average(state, "s", np.multiply(g, g, out=b), self.beta, a)
-        return _adaptive_step(theta, self.lr, g, s, self.epsilon, a, b)
+    def _update_in_place(self, theta, g, state, spare_gradient):
+        a, b = self._scratch_arrays(theta, g, spare_gradient)
+        square = np.multiply(g, g, out=a)
+        s = _average(state, "s", square, self.beta, a)
+        denominator = np.add(np.sqrt(s, out=a), self.epsilon, out=a)
+        step = np.multiply(self.lr, g, out=b)
+        theta -= np.divide(step, denominator, out=b)
 
 
 class Adam(Optimizer):
@@ -197,14 +238,19 @@ class Adam(Optimizer):
     defaults = {"lr": 0.001, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
     legacy_names = {**Optimizer.legacy_names, "beta": "beta1"}
 
-    def update(self, theta, g, state):
+    # Folding the corrections into the step size, (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2))
+    # with c = 1 - beta^t, would save two passes but round differently: notebook 06 trains a
+    # student's textbook Adam beside this one and expects the same losses to 1e-12.
+    def _update_in_place(self, theta, g, state, spare_gradient):
         t = self.steps_done
-        a, b = self._scratch_arrays(g)
+        a, b = self._scratch_arrays(theta, g, spare_gradient)
         m = _average(state, "m", g, self.beta1, a)
-        v = _average(state, "v", np.multiply(g, g, out=b), self.beta2, a)
+        v = _average(state, "v", np.multiply(g, g, out=b), self.beta2, b)   # g is read: b is free
         m_hat = np.divide(m, 1 - self.beta1 ** t, out=a)
         v_hat = np.divide(v, 1 - self.beta2 ** t, out=b)
-        return _adaptive_step(theta, self.lr, m_hat, v_hat, self.epsilon, a, b)
+        denominator = np.add(np.sqrt(v_hat, out=b), self.epsilon, out=b)
+        step = np.multiply(self.lr, m_hat, out=a)
+        theta -= np.divide(step, denominator, out=a)
 
 
 RMS_Prop = RMSProp  # the 2019 library's spelling

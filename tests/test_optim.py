@@ -107,13 +107,14 @@ def test_minibatches_cover_the_data_each_epoch():
     np.testing.assert_array_equal(seen, again)
 
 
-# -- the in-place updates equal the one-line formulas, bit for bit ---------------------------------
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("name", SETTINGS)
-def test_updates_equal_the_one_line_formula_exactly(name, dtype):
+# -- update() returns a new theta, computed as the formula says -------------------------------------
+EXACT = tuple(SETTINGS)   # every rule keeps the operations of its formula in their order
+
+
+def random_steps(name, dtype, steps):
     """Two parameters of one shape (so they share the optimizer's scratch arrays) and one of
-    another, 30 steps with random gradients: every new theta is identical to the formula's, and
-    theta and g are left as they were."""
+    another, `steps` steps of update() with random gradients, beside the one-line formula:
+    yields (t, i, ours, theirs), after checking that theta and g were left as they were."""
     rng = np.random.default_rng(7)
     hyper = {k: (np.float64(v) if k != "lr" else v) for k, v in SETTINGS[name].items()}
     optimizer = getattr(dp, name)(None, None, None, **hyper)
@@ -122,7 +123,7 @@ def test_updates_equal_the_one_line_formula_exactly(name, dtype):
     ours = [rng.normal(size=s).astype(dtype) for s in shapes]
     theirs = [theta.copy() for theta in ours]
     our_states, their_states = [{} for _ in shapes], [{} for _ in shapes]
-    for t in range(1, 31):
+    for t in range(1, steps + 1):
         optimizer.steps_done = t
         for i, shape in enumerate(shapes):
             g = rng.normal(size=shape).astype(dtype)
@@ -132,4 +133,158 @@ def test_updates_equal_the_one_line_formula_exactly(name, dtype):
             np.testing.assert_array_equal(g, g_before)
             np.testing.assert_array_equal(theta, theta_before)
             assert ours[i] is not theta and ours[i].dtype == dtype
-            np.testing.assert_array_equal(ours[i], theirs[i], err_msg=f"{name}, step {t}, parameter {i}")
+            yield t, i, ours[i], theirs[i]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", EXACT)
+def test_updates_equal_the_one_line_formula_exactly(name, dtype):
+    """30 steps: every new theta is the formula's, bit for bit."""
+    for t, i, ours, theirs in random_steps(name, dtype, 30):
+        np.testing.assert_array_equal(ours, theirs, err_msg=f"{name}, step {t}, parameter {i}")
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_one_update_is_the_textbook_formula_to_1e_12(name):
+    """One step from fresh states, float64 (a rule written in another order, e.g. Adam with its
+    bias corrections folded into the step size, rounds differently within the last bits)."""
+    for t, i, ours, theirs in random_steps(name, np.float64, 1):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_float32_updates_stay_float32_and_near_the_formula(name):
+    for t, i, ours, theirs in random_steps(name, np.float32, 10):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+# -- 100 steps on notebook 06's quadratics, within 06's tolerance -----------------------------------
+from autograder.references import optimizers as references   # noqa: E402
+from tests.grading import load_checks                          # noqa: E402
+
+checks = load_checks("06_optimizers")      # 06's problems and tolerance (RTOL, DRIFT_FACTOR)
+
+RULE = {"SGD_Momentum": "momentum_update", "RMSProp": "rmsprop_update", "Adam": "adam_update"}
+
+
+class OnQuadratic(dp.Model):
+    """One parameter per start on f(theta) = 1/2 (theta - c)^T A (theta - c), whose gradient
+    A (theta - c) is computed as the references compute it (one custom op, so `train` backprops
+    exactly that array)."""
+
+    def __init__(self, A, c, starts):
+        super().__init__()
+        self.A, self.c = A, c
+        self.thetas = [dp.Node(start, f"p{i}") for i, start in enumerate(starts)]
+        for theta in self.thetas:
+            setattr(self, theta.name, theta)     # a model's parameters are its Node attributes
+
+    def gradients(self) -> dict:
+        return {p.name: self.A @ (p.value - self.c) for p in self.thetas}
+
+    def loss(self, x, y):
+        grads = self.gradients()
+        value = sum(0.5 * np.sum((p.value - self.c) * g) for p, g in zip(self.thetas, grads.values()))
+        return dp.custom_op("quadratic", value,
+                            *((p, lambda up, g=grads[p.name]: up * g) for p in self.thetas))
+
+
+def dp_paths(name, hyper, problem, starts, n_steps, through_train) -> list:
+    net = OnQuadratic(problem["A"], problem["c"], [np.array(s) for s in starts])
+    settings = {("epsilon" if k == "eps" else k): v for k, v in hyper.items()}
+    optimizer = getattr(dp, name)(net, None, None, batch_size=None, **settings)
+    if through_train:       # gradients made by get_grad: the optimizer may compute in them
+        _, _, history = optimizer.train(steps=n_steps, print_each=0, err_hist=True)
+    else:                   # gradients handed to step(): left as they were
+        history = []
+        for _ in range(n_steps):
+            optimizer.step(net.gradients())
+            history.append(net.get_param())
+    return [np.array([start] + [h[f"p{i}"] for h in history]) for i, start in enumerate(starts)]
+
+
+@pytest.mark.parametrize("through_train", [True, False], ids=["train", "step"])
+@pytest.mark.parametrize("name", RULE)
+def test_100_steps_stay_within_the_drift_of_equivalent_forms(name, through_train):
+    """On 20 of 06's hidden quadratics, 100 steps from two starts: dp's path is the textbook's
+    within the tolerance 06 grades with (RTOL, or DRIFT_FACTOR times the drift from the
+    textbook's path of the equivalent forms in autograder/references/optimizers.py, per step).."""
+    rule, worst = RULE[name], 0.0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        problem = checks.quadratic(rng, public=False)
+        hyper = checks.hyperparameters(rule, rng, problem["cond"])
+        starts = [checks.start(rng, problem), checks.start(rng, problem)]
+        A, c = problem["A"], problem["c"]
+        expected = references.paths(rule, hyper, A, c, starts, 100)
+        drifts = references.drift(rule, hyper, A, c, starts, 100)
+        ours = dp_paths(name, hyper, problem, starts, 100, through_train)
+        for path, right, drift in zip(ours, expected, drifts):
+            tolerance = np.maximum(checks.RTOL, checks.DRIFT_FACTOR * drift)
+            for t, (got, want, allowed) in enumerate(zip(path, right, tolerance)):
+                error = checks.rel_error(got, want)
+                assert error <= allowed, f"{name}, problem {seed}, step {t}: {error:.2e} > {allowed:.2e}"
+                worst = max(worst, error / allowed)
+    assert worst <= 1
+
+
+# -- what step() may and may not write -------------------------------------------------------------
+@pytest.mark.parametrize("name", SETTINGS)
+def test_step_never_changes_the_callers_arrays(name):
+    """The array given to Node(array, "w") and the gradients given to step() stay as they were;
+    train() too leaves the caller's array alone, while it updates the model."""
+    start = np.array([3.0, 0.5])
+    net = Quadratic(start)
+    net.w = dp.Node(start, "w")                 # the caller's own array, not a copy of it
+    optimizer = getattr(dp, name)(net, None, None, **SETTINGS[name])
+    for _ in range(3):
+        grads = {"w": net.w.value - TARGET}
+        given = grads["w"].copy()
+        optimizer.step(grads)
+        np.testing.assert_array_equal(grads["w"], given)
+    optimizer.train(steps=3, print_each=0)
+    np.testing.assert_array_equal(start, [3.0, 0.5])
+    assert net.w.value is not start
+    np.testing.assert_allclose(net.w.value, reference(name, 6, **SETTINGS[name])[-1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_set_param_after_a_step_is_followed(name):
+    """A value set anew (set_param copies it) is the one the next steps update."""
+    net = Quadratic(START)
+    optimizer = getattr(dp, name)(net, None, None, **SETTINGS[name])
+    optimizer.train(steps=2, print_each=0)
+    net.set_param({"w": START})
+    optimizer.state.clear()
+    optimizer.steps_done = 0
+    optimizer.train(steps=3, print_each=0)
+    np.testing.assert_allclose(net.w.value, reference(name, 3, **SETTINGS[name])[-1], rtol=1e-12)
+
+
+def test_a_subclass_overriding_update_is_used_by_step_and_train():
+    """A rule of one's own (notebook 06's `MyAdam`) gets theta and g, returns a new theta; step()
+    and train() use it, and the caller's array is left alone."""
+    calls = []
+
+    class HalfStep(dp.SGD):
+        def update(self, theta, g, state):
+            calls.append((theta.copy(), g.copy()))
+            return theta - 0.5 * self.lr * g
+
+    start = np.array([3.0, 0.5])
+    net = Quadratic(start)
+    net.w = dp.Node(start, "w")
+    optimizer = HalfStep(net, None, None, lr=0.2)
+    optimizer.step({"w": np.array([1.0, 1.0])})
+    optimizer.train(steps=1, print_each=0)
+    np.testing.assert_allclose(calls[0][0], [3.0, 0.5])
+    np.testing.assert_allclose(net.w.value, [2.9, 0.4] - 0.1 * (np.array([2.9, 0.4]) - TARGET))
+    np.testing.assert_array_equal(start, [3.0, 0.5])
+    assert len(calls) == 2
+
+
+def test_a_subclass_of_optimizer_without_a_rule_says_what_to_define():
+    class NoRule(dp.Optimizer):
+        pass
+    with pytest.raises(NotImplementedError, match="must define update"):
+        NoRule(Quadratic(START), None, None).step({"w": np.ones(2)})
