@@ -77,20 +77,6 @@ class compat_2019:
         _state["compat_2019"] = self.previous
 
 
-@contextlib.contextmanager
-def _gc_paused():
-    """Pause Python's cyclic garbage collector. Backprop creates no reference cycles, so a
-    collection meanwhile finds nothing, but it scans the whole graph: on a graph of 10^6
-    nodes, backprop takes about 1.6 times as long with the collector running."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def as_array(value, dtype=None) -> np.ndarray:
     """The dtype policy: floats keep their dtype, everything else becomes float64."""
     array = np.asarray(value, dtype=dtype)
@@ -124,8 +110,6 @@ def op(name):
 
 def _unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum `grad` over the axes that broadcasting added or stretched, giving `shape`."""
-    if grad.shape == shape:
-        return grad
     if grad.ndim > len(shape):
         grad = grad.sum(axis=tuple(range(grad.ndim - len(shape))))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
@@ -260,31 +244,40 @@ class Node:
             g = g.reshape(self.value.shape)
         grads, leaves, handed, found = {id(self): g}, {}, set(), {}
         anomaly = _state["anomaly"]
-        with _gc_paused():
+        # Backprop creates no reference cycles, so Python's cyclic garbage collector would find
+        # nothing; but it scans the whole graph: on 10^6 nodes backprop took 1.6 times as long.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
             for node in self._topological_order():
                 g = grads.pop(id(node))
-                own = None if node._inputs else getattr(node, "_grad_fn", None)
-                if own is not None:     # an op written the 2019 way: its function returns
-                    _accumulate(found, own(g))      # the gradients of the leaves it reaches
-                    continue
-                if node.name is not None and not node._inputs:
-                    other = leaves.setdefault(node.name, node)
-                    if other is not node:
-                        raise ValueError(f"grad: two different leaves are named {node.name!r}")
-                    owned = isinstance(g, np.ndarray) and g.base is None and g.flags.writeable
-                    if not owned or id(g) in handed:
-                        g = np.array(g)  # every returned gradient is the caller's own array
-                    grads[node.name] = g
-                    handed.add(id(g))
+                if not node._inputs:                # a leaf, or an op written the 2019 way
+                    own = getattr(node, "_grad_fn", None)
+                    if own is not None:             # its function returns the gradients of
+                        _accumulate(found, own(g))  # the leaves that it reaches
+                    elif node.name is not None:
+                        other = leaves.setdefault(node.name, node)
+                        if other is not node:
+                            raise ValueError(f"grad: two different leaves are named {node.name!r}")
+                        owned = isinstance(g, np.ndarray) and g.base is None and g.flags.writeable
+                        if not owned or id(g) in handed:
+                            g = np.array(g)  # every returned gradient is the caller's own array
+                        grads[node.name] = g
+                        handed.add(id(g))
                     continue
                 for operand, local in node._inputs:
-                    contribution = _unbroadcast(local(g), operand.value.shape)
+                    contribution = local(g)
+                    if contribution.shape != operand.value.shape:   # broadcast: sum it back
+                        contribution = _unbroadcast(contribution, operand.value.shape)
                     if anomaly and not np.all(np.isfinite(contribution)):
                         raise FloatingPointError(
                             f"backprop: the gradient of {node.op!r} with respect to an operand "
                             f"of shape {operand.shape} is not finite")
                     key = id(operand)
                     grads[key] = grads[key] + contribution if key in grads else contribution
+        finally:
+            if collecting:
+                gc.enable()
         return _accumulate({name: grads[name] for name in leaves}, found)
 
     def _set_grad(self, g_self, other=None, g_other=None) -> dict:

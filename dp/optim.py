@@ -98,7 +98,8 @@ class Optimizer:
 
     def _update_in_place(self, theta, g, state, spare_gradient: bool) -> None:
         """Update `theta`, an array this optimizer owns, in place (g too, if it is spare)."""
-        raise NotImplementedError(f"{type(self).__name__} must define update(self, theta, g, state)")
+        raise NotImplementedError(
+            f"{type(self).__name__} must define update(self, theta, g, state)")
 
     def step(self, grads: dict) -> None:
         """Apply the update rule to every parameter once; `grads` are left as they were."""
