@@ -76,33 +76,57 @@ def make_class(folder: Path, assignment_id: str, students: int) -> Path:
     return submitted
 
 
-class OtherLoad(common.OtherLoad):
-    """common.OtherLoad for a benchmark whose work runs in child processes: their CPU time
-    (counted once they have ended and been waited for) is ours, not the machine's other load."""
+# The rest of the machine's load, sampled in the second before each timed command (run_timed).
+QUIET_SAMPLES: list = []
 
-    @staticmethod
-    def _sample():
-        sample = common.OtherLoad._sample()
-        if sample is None:
-            return None
-        machine_busy, own, wall = sample
-        times = os.times()
-        return machine_busy, own + times.children_user + times.children_system, wall
+
+class OtherLoad(common.OtherLoad):
+    """common.OtherLoad for the grading benchmarks. The sealed submissions run as another user in
+    PID namespaces of their own: their CPU time never reaches our rusage, so the machine's load
+    during a run cannot be split into ours and the rest. Instead, the rest is measured in the
+    second before each timed command, when nothing of ours runs; `cores` is their mean."""
+
+    def __enter__(self):
+        QUIET_SAMPLES.clear()
+        self.cores = None
+        return self
+
+    def __exit__(self, *exc):
+        if QUIET_SAMPLES:
+            self.cores = sum(QUIET_SAMPLES) / len(QUIET_SAMPLES)
+
+    def warning(self) -> str:
+        return super().warning().replace("meanwhile", "in the second before each timed run")
+
+
+def _machine_busy():
+    """Busy CPU-seconds of the whole machine so far (Linux: /proc/stat), or None."""
+    sample = common.OtherLoad._sample()
+    return sample and sample[0]
 
 
 class Timing(float):
-    """Wall seconds of a command, with `.cpu`: the CPU seconds (user + system) of all its
-    processes, which other programs on the machine inflate much less than the wall time."""
+    """Wall seconds of a command, with `.cpu`: the CPU seconds of all its processes, which other
+    programs on the machine inflate much less than the wall time."""
 
 
 def run_timed(command, **kwargs) -> Timing:
-    """subprocess.run(command, check=True, ...), timed: wall seconds and CPU seconds of the whole
-    process tree (each process's time reaches its parent's when it is waited for)."""
-    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    """subprocess.run(command, check=True, ...), timed: wall seconds and CPU seconds. On Linux
+    the CPU seconds are the whole machine's busy time during the run: the sealed submissions'
+    time never reaches our rusage (another user, their own PID namespaces), so rusage would
+    count nbgrader's kernels but not our sandboxes. The load of the rest of the machine is
+    sampled in the second before (QUIET_SAMPLES, reported by OtherLoad); elsewhere, rusage."""
+    idle = _machine_busy()
+    if idle is not None:
+        time.sleep(1.0)
+        QUIET_SAMPLES.append(_machine_busy() - idle)
+    machine, before = _machine_busy(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
     run = subprocess.run(command, **kwargs)
     timing = Timing(time.perf_counter() - start)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    timing.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    timing.cpu = (_machine_busy() - machine if machine is not None else
+                  (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, command))} failed:\n{run.stdout or ''}{run.stderr or ''}")
     return timing

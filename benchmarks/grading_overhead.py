@@ -238,8 +238,8 @@ def main(argv=None) -> int:
         if not args.skip_nbgrader:
             s = end_to_end(tmp, a, args.class_size, args.repeat)
             n = args.class_size
-            print(f"1. End to end, serial, median of {args.repeat}: wall seconds (CPU seconds of all "
-                  f"processes)")
+            print(f"1. End to end, serial, median of {args.repeat}: wall seconds (the machine's busy "
+                  f"CPU seconds during the run: see grading_classes.run_timed)")
             print(f"   {'':<44}{'ours':>14}{'nbgrader':>16}{'ratio':>14}")
             rows = [("one notebook (cold: the tool's start-up too)", 1),
                     (f"a class of {n} notebooks", n),

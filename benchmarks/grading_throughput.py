@@ -35,7 +35,11 @@ from grading_classes import NbgraderCourse, OtherLoad, grade, make_class
 
 
 def results(out: Path) -> dict:
-    return {p.parent.name: json.loads(p.read_text()) for p in sorted((out / "results").glob("*/*.json"))}
+    """Each student's result, without its `seconds` (how long it took: a timing, not a result)."""
+    found = {p.parent.name: json.loads(p.read_text()) for p in sorted((out / "results").glob("*/*.json"))}
+    for result in found.values():
+        result.pop("seconds", None)
+    return found
 
 
 def main(argv=None) -> int:
@@ -77,13 +81,14 @@ def main(argv=None) -> int:
             print(f"  {label}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
     base = next((r[3] / r[2] for r in rows if r[0] == "autograder --jobs 1"), None)
     print(f"\n{'':<40}{'workers':>8}{'graded':>8}{'seconds':>9}{'per min':>9}{'speed-up':>10}"
-          f"{'CPU s/sub':>11}")
+          f"{'CPU s/sub':>11}{'busy cores':>12}")
     for label, workers, count, seconds, note in rows:
         speedup = f"{base / (seconds / count):>9.2f}x" if base else ""
         print(f"{label:<40}{workers:>8}{count:>8}{seconds:>9.1f}{60 * count / seconds:>9.1f}{speedup:>10}"
-              f"{seconds.cpu / count:>11.2f}" + (f"   {note}" if note else ""))
-    print("speed-up: against our --jobs 1, per submission; CPU s/sub: CPU seconds of all the processes "
-          "of the run (grader, workers, sandboxes or kernels) per submission")
+              f"{seconds.cpu / count:>11.2f}{seconds.cpu / seconds:>12.2f}" + (f"   {note}" if note else ""))
+    print("speed-up: against our --jobs 1, per submission; CPU s/sub: the machine's busy CPU seconds "
+          "during the run (grader, workers, sandboxes or kernels) per submission; busy cores: their "
+          "mean over the run")
     if len(graded) > 1:
         first, *others = graded.values()
         same = all(other == first for other in others)
