@@ -24,8 +24,10 @@ Speed: on large parameters an update is bound by memory, not arithmetic. Each Nu
 a pass over the array, and each temporary array is fresh memory to fault in and fill. So the
 rules compute with ``out=`` into scratch arrays that the optimizer keeps from step to step.
 Each rule keeps the operations of its formula in the formula's order, so its result is the
-formula's bit for bit (tests/test_optim.py checks this, and also holds any faster form to one
-step within 1e-12 and 100 steps within the drift of equivalent forms that notebook 06 allows).
+formula's bit for bit, except Adam's, whose bias corrections are folded into the step size (two
+passes fewer, rounded differently). tests/test_optim.py checks the bit-for-bit rules, and holds
+every rule to one step within 1e-12 of its formula and 100 steps within the drift of equivalent
+forms that notebook 06 allows.
 """
 from __future__ import annotations
 
@@ -234,23 +236,25 @@ class Adam(Optimizer):
         m <- beta1 * m + (1 - beta1) * g;   v <- beta2 * v + (1 - beta2) * g^2
         m_hat = m / (1 - beta1^t);          v_hat = v / (1 - beta2^t)
         theta <- theta - lr * m_hat / (sqrt(v_hat) + epsilon)
+
+    computed with the bias corrections c1 = 1 - beta1^t, c2 = 1 - beta2^t folded into the step
+    size (as the paper's Algorithm 1 suggests), which is the same number, rounded differently:
+
+        theta <- theta - (lr sqrt(c2) / c1) * m / (sqrt(v) + epsilon sqrt(c2))
     """
 
     defaults = {"lr": 0.001, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
     legacy_names = {**Optimizer.legacy_names, "beta": "beta1"}
 
-    # Folding the corrections into the step size, (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2))
-    # with c = 1 - beta^t, would save two passes but round differently: notebook 06 trains a
-    # student's textbook Adam beside this one and expects the same losses to 1e-12.
     def _update_in_place(self, theta, g, state, spare_gradient):
         t = self.steps_done
         a, b = self._scratch_arrays(theta, g, spare_gradient)
         m = _average(state, "m", g, self.beta1, a)
         v = _average(state, "v", np.multiply(g, g, out=b), self.beta2, b)   # g is read: b is free
-        m_hat = np.divide(m, 1 - self.beta1 ** t, out=a)
-        v_hat = np.divide(v, 1 - self.beta2 ** t, out=b)
-        denominator = np.add(np.sqrt(v_hat, out=b), self.epsilon, out=b)
-        step = np.multiply(self.lr, m_hat, out=a)
+        root_c2 = math.sqrt(1 - self.beta2 ** t)
+        step_size = self.lr * root_c2 / (1 - self.beta1 ** t)
+        denominator = np.add(np.sqrt(v, out=b), self.epsilon * root_c2, out=b)
+        step = np.multiply(step_size, m, out=a)
         theta -= np.divide(step, denominator, out=a)
 
 

@@ -41,9 +41,40 @@ def test_notebook_race_ends_as_its_discussion_says(notebook):
     assert final["rmsprop"] > 10 * final["adam"], final
 
 
-def test_your_adam_trains_a_dp_model_exactly_as_dp_adam(notebook):
-    mine, reference = notebook["histories"].values()
-    assert np.allclose(mine, reference, rtol=1e-12, atol=0)
+# The notebook's "agree to eight digits or so": dp.Adam folds its bias corrections into the step
+# size (issue 20), the same number rounded otherwise; over 300 steps a textbook Adam beside it
+# drifts to a relative 2.4e-9 (measured with NumPy 2.4.6): 1e-7 leaves a margin of 40 for other
+# NumPy builds, and is 5 orders of magnitude from the mistake below.
+AGREE = 1e-7
+
+
+def _relative_difference(mine, reference) -> float:
+    mine, reference = np.asarray(mine), np.asarray(reference)
+    return float(np.max(np.abs(mine - reference) / np.abs(reference)))
+
+
+def test_your_adam_trains_a_dp_model_as_dp_adam_does(notebook):
+    assert _relative_difference(*notebook["histories"].values()) < AGREE
+
+
+def test_an_adam_without_its_bias_corrections_is_told_apart_in_the_first_digits(notebook):
+    """The same comparison, with the most common mistake of section 5: not to ten digits, not
+    even to two."""
+    import dp
+
+    class Uncorrected(dp.Optimizer):
+        defaults = {"lr": 0.001, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8}
+
+        def update(self, theta, g, state):
+            state["m"] = self.beta1 * state.get("m", 0) + (1 - self.beta1) * g
+            state["v"] = self.beta2 * state.get("v", 0) + (1 - self.beta2) * g * g
+            return theta - self.lr * state["m"] / (np.sqrt(state["v"]) + self.eps)
+
+    dp.seed(0)
+    net = notebook["Regressor"]()
+    optimizer = Uncorrected(net, notebook["x_fit"], notebook["y_fit"], lr=0.02, batch_size=None)
+    _, history, _ = optimizer.train(steps=300, print_each=0, err_hist=True)
+    assert _relative_difference(history, notebook["histories"]["dp.Adam"]) > 1e-2
 
 
 class RecordingSubmission(LocalSubmission):

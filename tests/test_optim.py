@@ -108,7 +108,9 @@ def test_minibatches_cover_the_data_each_epoch():
 
 
 # -- update() returns a new theta, computed as the formula says ------------------------------------
-EXACT = tuple(SETTINGS)   # every rule keeps the operations of its formula in their order
+# the rules that keep the operations of their formula in their order (Adam folds its bias
+# corrections into the step size: test_one_update_is_the_textbook_formula_to_1e_12)
+EXACT = tuple(name for name in SETTINGS if name != "Adam")
 
 
 def random_steps(name, dtype, steps):
