@@ -162,8 +162,13 @@ def test_a_submission_that_loops_holds_up_no_other_and_ctrl_c_stops_it(tmp_path,
     finally:
         os.killpg(run.pid, signal.SIGINT)                 # Ctrl-C
         stopping = time.monotonic()
-        run.wait(timeout=120)
-    assert run.returncode == 130, run.stderr.read()
+        try:        # read its output meanwhile: a full pipe would hold it up at its first write
+            _, stderr = run.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)
+            _, stderr = run.communicate()
+            raise AssertionError(f"Ctrl-C did not end the run in 120 s; it wrote:\n{stderr[-4000:]}")
+    assert run.returncode == 130, stderr
     assert time.monotonic() - stopping < 60
     deadline = time.monotonic() + 10
     while _alive(looping) and time.monotonic() < deadline:
