@@ -129,6 +129,14 @@ def _alive(pids) -> set:
             and Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"}
 
 
+def _as_from_a_terminal():
+    """Ctrl-C as an instructor's shell delivers it: a pytest worker may have come to ignore or
+    block SIGINT (a disposition and a mask that its children inherit, and with which Python
+    leaves Ctrl-C ignored), which no terminal does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 @pytest.mark.parametrize("executor", ["local", "dask"])
 def test_a_submission_that_loops_holds_up_no_other_and_ctrl_c_stops_it(tmp_path, executor):
     """The looping notebook is graded first and may run for ten minutes: the others must be
@@ -149,7 +157,8 @@ def test_a_submission_that_loops_holds_up_no_other_and_ctrl_c_stops_it(tmp_path,
     run = subprocess.Popen([sys.executable, "-m", "autograder", "--course", str(tmp_path / "course.toml"),
                             "grade", str(submitted), "--out", str(out), "--jobs", "2", "--quiet",
                             "--executor", executor], cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+                           stderr=subprocess.PIPE, text=True, start_new_session=True,
+                           preexec_fn=_as_from_a_terminal)
     try:
         while not all((out / "results" / s / f"{A}.json").exists() for s in quick):
             assert run.poll() is None, run.stderr.read()
