@@ -12,6 +12,7 @@ import numpy as np
 
 from .node import Node, _state, concatenate, custom_op
 
+
 def _check_reduction(reduction: str) -> None:
     if reduction not in ("mean", "sum"):
         raise ValueError(f"loss: reduction must be 'mean' or 'sum', not {reduction!r}")
