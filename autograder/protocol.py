@@ -26,6 +26,10 @@ class ProtocolError(Exception):
     """A message that is not plain data, too large, malformed, or late."""
 
 
+_PLAIN = frozenset({type(None), bool, str, int})    # exact types that encode to themselves
+_DECODED = _PLAIN | {float}                         # and that decode to themselves
+
+
 def encode(value, depth=0):
     """`value` as JSON-ready plain data (NumPy scalars and arrays included)."""
     if depth > MAX_DEPTH:
@@ -45,6 +49,9 @@ def encode(value, depth=0):
         return {"__array__": array.dtype.name, "shape": list(array.shape),
                 "data": base64.b64encode(array.tobytes()).decode("ascii")}
     if isinstance(value, (list, tuple)):
+        if depth < MAX_DEPTH:     # the items' own call would not raise: plain ones are kept as they are
+            return [v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
+                    else encode(v, depth + 1) for v in value]
         return [encode(v, depth + 1) for v in value]
     if isinstance(value, dict):
         if not all(isinstance(k, str) for k in value):
@@ -60,6 +67,8 @@ def decode(value, depth=0):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
+        if depth < MAX_DEPTH:
+            return [v if type(v) in _DECODED else decode(v, depth + 1) for v in value]
         return [decode(v, depth + 1) for v in value]
     if not isinstance(value, dict):
         raise ProtocolError(f"unexpected {type(value).__name__} in a message")

@@ -126,6 +126,40 @@ def test_figures_for_the_feedback_keep_an_axis_label_past_the_figures_edge():
     assert rows.size and rows.max() < pixels.shape[0] - 1, "the x label is missing or cut"
 
 
+def test_a_figure_within_its_edges_is_drawn_once_and_cropped_as_savefig_crops_it():
+    """figure_pngs draws a figure once and crops it (savefig's tight crop draws it twice): the
+    same picture as savefig(bbox_inches="tight") gives, to a pixel of rounding at each edge."""
+    import base64
+    import io
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+    from autograder.probes.common import figure_pngs
+    plt.close("all")
+    figure, axes = plt.subplots(figsize=(6, 3), dpi=100)
+    axes.loglog([1e-9, 1e-1], [1e-3, 1e2], color="red")
+    axes.set_xlabel("eps")
+    figure.tight_layout()     # within its edges (without it, this x label reaches past the bottom)
+    draws = []
+    figure.canvas.mpl_connect("draw_event", draws.append)
+    try:
+        [png] = figure_pngs()
+        assert len(draws) == 1
+        saved = io.BytesIO()
+        figure.savefig(saved, format="png", dpi=80, bbox_inches="tight")
+        assert figure.dpi == 100, "the figure's own dpi is restored"
+    finally:
+        plt.close(figure)
+    ours, theirs = (matplotlib.image.imread(io.BytesIO(data)) for data in (base64.b64decode(png), saved.getvalue()))
+    assert abs(ours.shape[0] - theirs.shape[0]) <= 2 and abs(ours.shape[1] - theirs.shape[1]) <= 2
+    def red(pixels):
+        return (pixels[..., 0] > 0.8) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)
+    assert abs(int(red(ours).sum()) - int(red(theirs).sum())) < 0.05 * red(theirs).sum()
+    (rows, columns), (their_rows, their_columns) = red(ours).nonzero(), red(theirs).nonzero()
+    assert abs(rows.min() - their_rows.min()) <= 1 and abs(columns.max() - their_columns.max()) <= 1
+
+
 def test_check_prints_the_table_the_cell_errors_and_the_legend(tmp_path):
     import subprocess
     import sys

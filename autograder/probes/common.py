@@ -32,12 +32,36 @@ def figure_pngs(ns=None, dpi=80):
     """Every open figure as a base64 PNG string (for the feedback page), cropped to what it
     draws as Jupyter's inline backend does (bbox_inches="tight"): the figure's own size would
     clip an axis label that reaches past it."""
-    images = []
-    for figure in _figures(ns)[:10]:
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-        images.append(base64.b64encode(buffer.getvalue()).decode("ascii"))
-    return images
+    return [base64.b64encode(_png(figure, dpi)).decode("ascii") for figure in _figures(ns)[:10]]
+
+
+def _png(figure, dpi) -> bytes:
+    """`figure` as a PNG of what it draws plus savefig's padding. Drawn once and cropped when
+    what it draws lies within the figure, the usual case; savefig(bbox_inches="tight") draws
+    twice, with two renderers, and each parses a log axis' tick labels ($10^{-3}$) again: that
+    was most of the time. A figure that draws past its edge is saved as savefig does."""
+    import matplotlib
+    import matplotlib.image
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    buffer, canvas, saved_dpi = io.BytesIO(), figure.canvas, figure.dpi
+    if isinstance(canvas, FigureCanvasAgg):
+        try:
+            figure.dpi = dpi
+            canvas.draw()
+            box = figure.get_tightbbox(canvas.get_renderer())     # inches, from the bottom left
+            width, height = canvas.get_width_height(physical=True)
+            pixels = np.asarray(canvas.buffer_rgba())
+        finally:
+            figure.dpi = saved_dpi
+        if box is not None and box.x0 >= 0 and box.y0 >= 0 and box.x1 * dpi <= width \
+                and box.y1 * dpi <= height and box.width > 0 and box.height > 0:
+            x0, y0, x1, y1 = np.clip(box.padded(matplotlib.rcParams["savefig.pad_inches"]).extents * dpi,
+                                     0, [width, height, width, height])
+            crop = pixels[int(height - y1):int(np.ceil(height - y0)), int(x0):int(np.ceil(x1))]
+            matplotlib.image.imsave(buffer, crop, format="png", dpi=dpi)
+            return buffer.getvalue()
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    return buffer.getvalue()
 
 
 def figure_data(ns=None, held_only=False):

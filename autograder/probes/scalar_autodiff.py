@@ -69,13 +69,15 @@ def unary(ns, fn, a):
 
 
 def graph(ns, inputs, nodes):
-    """Leaves holding `inputs` start a list of registers; each of `nodes`, [value, [[i, local],
-    ...]], appends Scalar(value, ((register i, local), ...)). Then the student's backward() from
-    the last register. Returns the last register's grad, and the grad of every input."""
+    """Leaves holding `inputs` start a list of registers; each node of `nodes` (arrays "values",
+    "parents" and "locals", a row per node; parent -1: none) appends Scalar(value, ((register i,
+    local), ...)). Then the student's backward() from the last register. Returns the last
+    register's grad, and the grad of every input."""
     scalar = ns["Scalar"]
     registers = [scalar(x) for x in inputs]
-    for value, parents in nodes:
-        registers.append(scalar(value, tuple((registers[i], local) for i, local in parents)))
+    for value, parents, local in zip(nodes["values"].tolist(), nodes["parents"].tolist(),
+                                     nodes["locals"].tolist()):
+        registers.append(scalar(value, tuple((registers[i], d) for i, d in zip(parents, local) if i >= 0)))
     out = registers[-1]
     out.backward()
     return {"grad": float(out.grad),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
+
 from dp import Node
 
 from . import misconception
@@ -59,15 +61,21 @@ def program_gradients(program, inputs) -> list:
     return [float(grads.get(f"x{i}", 0.0)) for i in range(len(inputs))]
 
 
-def graph_nodes(program, inputs) -> list:
-    """The nodes that the `graph` probe makes after the leaves holding `inputs`: [value,
-    [[register, local derivative], ...]] for each instruction [op, i] or [op, i, j]."""
-    values, nodes = list(inputs), []
+def graph_nodes(program, inputs) -> dict:
+    """The nodes that the `graph` probe makes after the leaves holding `inputs`, one for each
+    instruction [op, i] or [op, i, j]: their "values" (n,), the registers of their "parents"
+    (n, 2; -1 for the second of an [op, i]) and the "locals", d node / d parent (n, 2; 0 there).
+    Arrays: 01's chain of 5,000 nodes travels to the probe in a millisecond, as nested lists in
+    60 ms."""
+    values, parents, local = list(inputs), [], []
     for op, *args in program:
         value, derivatives = LOCAL[op](*(values[i] for i in args))
         values.append(value)
-        nodes.append([value, [[i, d] for i, d in zip(args, derivatives)]])
-    return nodes
+        parents.append(args + [-1] * (2 - len(args)))
+        local.append(list(derivatives) + [0.0] * (2 - len(args)))
+    return {"values": np.array(values[len(inputs):], dtype=float),
+            "parents": np.array(parents, dtype=np.int64).reshape(-1, 2),
+            "locals": np.array(local, dtype=float).reshape(-1, 2)}
 
 
 def derivative(function, x, eps=None) -> float:
@@ -122,7 +130,9 @@ def _backward(program, inputs, order: str, accumulate=True) -> list:
     reversed, as the notebook's; "preorder": depth-first pre-order from the output;
     "breadth_first": from the output) and passes each node's grad to its parents in that order,
     adding it (`accumulate`) or overwriting what a parent had."""
-    parents = [[] for _ in inputs] + [edges for _, edges in graph_nodes(program, inputs)]
+    nodes = graph_nodes(program, inputs)
+    parents = [[] for _ in inputs] + [[(i, d) for i, d in zip(p, local) if i >= 0] for p, local
+                                      in zip(nodes["parents"].tolist(), nodes["locals"].tolist())]
     out, found, seen = len(parents) - 1, [], set()
     if order == "breadth_first":
         found, seen = [out], {out}
