@@ -98,7 +98,12 @@ def main(argv=None) -> int:
         differ = {s: (nbgrader_scores[s], ours[s]["score"]) for s in nbgrader_scores
                   if abs(nbgrader_scores[s] - ours[s]["score"]) > 1e-9}
         print(f"nbgrader's totals equal ours on its {len(nbgrader_scores)} submissions: "
-              f"{'yes' if not differ else 'NO ' + str(differ)}")
+              f"{'yes' if not differ else 'no, (nbgrader, ours) ' + str(differ)}")
+        if differ:      # plain nbgrader runs each grade cell's check() in the kernel, in its turn
+            print("  (plain nbgrader scores each grade cell's check() in the student's kernel, when the "
+                  "cell runs and on the public inputs; ours grades the notebook as it ends, on the "
+                  "student's hidden inputs: a mutant that changes the networks in a later cell, or "
+                  "that is wrong on some inputs only, can score more there)")
     print(load.warning())
     return 0
 
