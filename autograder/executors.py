@@ -202,6 +202,13 @@ def die_with_parent(parent: int) -> None:
 
 
 # -- Dask -------------------------------------------------------------------------------------
+# A LocalCluster's processes wake up less often: every 20 ms (the event loop's tick) and 500 ms
+# (resource and memory sampling, for a dashboard we do not start) by default, on the cores the
+# submissions need. 60 submissions of 04 on 2 workers: 55 -> 47 s.
+QUIET_DASK = {"distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "5s",
+              "distributed.worker.memory.monitor-interval": "5s"}
+
+
 @contextlib.contextmanager
 def _dask(function, calls, workers, scheduler, same_files, lost):
     try:
@@ -212,7 +219,7 @@ def _dask(function, calls, workers, scheduler, same_files, lost):
     cluster = None
     try:
         if scheduler is None:     # a call whose worker dies is run again once (see _fed)
-            dask.config.set({"distributed.scheduler.allowed-failures": 0})
+            dask.config.set({"distributed.scheduler.allowed-failures": 0, **QUIET_DASK})
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    host="127.0.0.1", dashboard_address=None, preload=[__name__],
                                    silence_logs=logging.ERROR)
