@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import gc
 import hashlib
 import itertools
 import logging
@@ -166,12 +165,6 @@ def _serve(function, connection, parent, inherited):
     die_with_parent(parent)
     for other in inherited:
         other.close()
-    # What it inherited from the main process leaves the garbage collector's view: each
-    # submission's judge (a pytest session) makes the collector run, and its full collections
-    # would go through that heap every time, copying its pages (copy-on-write). 60 submissions
-    # of 04 with --jobs 2: 54 -> 49 s. (Not on Dask: its workers are not forks, and there it
-    # made grading slower, 55 -> 61 s.)
-    gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the main process's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
