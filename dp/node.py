@@ -425,9 +425,10 @@ class Node:
         return self._elementwise("tanh", out, lambda: 1 - out * out)
 
     def sigmoid(self):
-        """sigma(a) = 1 / (1 + e^-a), computed as (1 + tanh(a/2)) / 2 (no overflow).
-        d/da = sigma(a) (1 - sigma(a))."""
-        out = 0.5 * (1 + np.tanh(0.5 * self.value))
+        """sigma(a) = 1 / (1 + e^-a), computed as e^-log(1 + e^-a) (np.logaddexp): it neither
+        overflows nor loses digits in the tail, where (1 + tanh(a/2)) / 2 kept 4 of them at
+        a = -27.  d/da = sigma(a) (1 - sigma(a))."""
+        out = np.exp(-np.logaddexp(0, -self.value))
         return self._elementwise("sigmoid", out, lambda: out * (1 - out))
 
     def relu(self):
