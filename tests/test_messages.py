@@ -103,13 +103,19 @@ def test_the_table_says_what_to_do_with_a_broken_notebook_and_has_a_legend():
     assert lines[1].endswith("⚠ " + broken["message"]) and lines[-1] == report.LEGEND
 
 
+def _red(png: bytes):
+    """The pixels of a PNG that are red: where the test's red line or label is drawn."""
+    import io
+    import matplotlib.image
+    pixels = matplotlib.image.imread(io.BytesIO(png))
+    return (pixels[..., 0] > 0.8) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)
+
+
 def test_figures_for_the_feedback_keep_an_axis_label_past_the_figures_edge():
     """The loss plot of 04 and 09 is 6 x 3 inches: saved at its own size, its x label was cut."""
     import base64
-    import io
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.image
     import matplotlib.pyplot as plt
     from autograder.probes.common import figure_pngs
     plt.close("all")
@@ -120,10 +126,9 @@ def test_figures_for_the_feedback_keep_an_axis_label_past_the_figures_edge():
         [png] = figure_pngs()
     finally:
         plt.close(figure)
-    pixels = matplotlib.image.imread(io.BytesIO(base64.b64decode(png)))
-    red = (pixels[..., 0] > 0.8) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)
+    red = _red(base64.b64decode(png))
     rows = red.any(axis=1).nonzero()[0]
-    assert rows.size and rows.max() < pixels.shape[0] - 1, "the x label is missing or cut"
+    assert rows.size and rows.max() < red.shape[0] - 1, "the x label is missing or cut"
 
 
 def test_a_figure_within_its_edges_is_drawn_once_and_cropped_as_savefig_crops_it():
@@ -133,7 +138,6 @@ def test_a_figure_within_its_edges_is_drawn_once_and_cropped_as_savefig_crops_it
     import io
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.image
     import matplotlib.pyplot as plt
     from autograder.probes.common import figure_pngs
     plt.close("all")
@@ -151,12 +155,10 @@ def test_a_figure_within_its_edges_is_drawn_once_and_cropped_as_savefig_crops_it
         assert figure.dpi == 100, "the figure's own dpi is restored"
     finally:
         plt.close(figure)
-    ours, theirs = (matplotlib.image.imread(io.BytesIO(data)) for data in (base64.b64decode(png), saved.getvalue()))
+    ours, theirs = _red(base64.b64decode(png)), _red(saved.getvalue())
     assert abs(ours.shape[0] - theirs.shape[0]) <= 2 and abs(ours.shape[1] - theirs.shape[1]) <= 2
-    def red(pixels):
-        return (pixels[..., 0] > 0.8) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)
-    assert abs(int(red(ours).sum()) - int(red(theirs).sum())) < 0.05 * red(theirs).sum()
-    (rows, columns), (their_rows, their_columns) = red(ours).nonzero(), red(theirs).nonzero()
+    assert abs(int(ours.sum()) - int(theirs.sum())) < 0.05 * theirs.sum()
+    (rows, columns), (their_rows, their_columns) = ours.nonzero(), theirs.nonzero()
     assert abs(rows.min() - their_rows.min()) <= 1 and abs(columns.max() - their_columns.max()) <= 1
 
 
