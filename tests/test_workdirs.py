@@ -63,19 +63,22 @@ def test_a_killed_graders_folder_is_removed_by_the_next_grader(tmp_path):
     sleeper.cells.insert(0, nbformat.v4.new_code_cell("import time\nwhile True:\n    time.sleep(1)"))
     (tmp_path / "slow").mkdir()
     nbformat.write(sleeper, str(tmp_path / "slow" / "scalar_autodiff.ipynb"))
-    before = set(workdirs.Path(workdirs.tempfile.gettempdir()).glob(workdirs.PREFIX + "*"))
+    # the graders' temporary folder is this test's own: another test's grader, running at the
+    # same time, makes and removes working folders of its own in the system's
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
 
     def grade(folder, out):
         return subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(folder),
                                  "--assignment", A, "--out", str(out), "--jobs", "1", "--quiet",
                                  "--no-isolation"],
                                 cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+                                stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=str(temporary)))
     killed = grade(tmp_path / "slow", tmp_path / "out1")
     deadline, left = time.monotonic() + 120, set()
     while not left and time.monotonic() < deadline:
         time.sleep(0.2)
-        left = set(workdirs.Path(workdirs.tempfile.gettempdir()).glob(workdirs.PREFIX + "*")) - before
+        left = set(temporary.glob(workdirs.PREFIX + "*"))
     os.killpg(killed.pid, signal.SIGKILL)
     killed.wait()
     assert left, "the grader never made a working folder"
