@@ -4,10 +4,12 @@ margin both ways: correct initialisers never fail them, the planted bugs never p
 import numpy as np
 import pytest
 
+from autograder import references
 from autograder.references import weight_initialisation as reference
 
-from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, grade_notebook,
-                           grade_source, load_checks, notebook_fixture, solution_source)
+from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, explain,
+                           full_marks, grade_notebook, grade_source, load_checks, mutate,
+                           notebook_fixture, points, solution_source)
 
 A = "05_weight_initialisation"
 checks = load_checks(A)
@@ -84,3 +86,56 @@ def test_diagnosis_names_the_swapped_fans():
     assert "fan_out where fan_in belongs" in hint, hint
     hint = _diagnosis("xavier_uniform", 2 / 1000 / 3, 300, 700)
     assert "a = sqrt(3 Var(W))" in hint, hint
+
+
+# -- the plot's experiment: the notebook's, not one of the student's choosing ------------------------
+def test_the_prescribed_experiment_passes_with_a_wide_margin_whatever_the_notebooks_seed(
+        notebook, monkeypatch):
+    """The experiment drawn as the notebook draws it, with 100 other seeds: every network's
+    variance within half the check's tolerances, over the network and in each layer."""
+    monkeypatch.setattr(checks, "ref", references.of("weight_initialisation"))  # not nb05_checks
+    worst = {"network": 0.0, "layer": 0.0}
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        x = rng.standard_normal((checks.N_EXAMPLES, checks.WIDTH))
+        networks = {name: [init(checks.WIDTH, checks.WIDTH, rng) for _ in range(checks.N_LAYERS)]
+                    for name, init in notebook["PLOT_INITS"].items()}
+        checks.assert_prescribed_experiment(None, networks, x, None)
+        for name, layers in networks.items():
+            wanted, _ = checks._stated_variance(name)
+            worst["network"] = max(worst["network"], abs(np.var(layers) / wanted - 1))
+            worst["layer"] = max(worst["layer"], *(abs(W.var() / wanted - 1) for W in layers))
+    assert worst["network"] < checks.VARIANCE_RTOL / 2, worst
+    assert worst["layer"] < checks.LAYER_VARIANCE_RTOL / 2, worst
+
+
+def _plot_of(experiment: str) -> str:
+    """The solution with `experiment` run just before its plot cell (which plots `networks`)."""
+    return mutate(solution_source(A), "fig, axes = plt.subplots(1, 2, figsize=(11, 4))",
+                  experiment + "\nfig, axes = plt.subplots(1, 2, figsize=(11, 4))")
+
+
+@pytest.mark.parametrize("experiment, says", [
+    # the red team's tiny05: one 1 x 1 layer per network, two inputs; every line recomputes
+    ("networks = {name: [np.ones((1, 1))] for name in PLOT_INITS}\n"
+     "x_stats = np.array([[1.0], [3.0]])\nN_LAYERS = 1",
+     "x_stats has shape (2, 1), expected (1000, 100)"),
+    ("networks = {name: [] for name in PLOT_INITS}\nN_LAYERS = 0",
+     "networks['std 0.01'] has 0 weight matrices, expected 10 of shape (100, 100)"),
+    ("networks = {name: layers[:3] for name, layers in networks.items()}\nN_LAYERS = 3",
+     "networks['std 0.01'] has 3 weight matrices of shape (100, 100), expected 10"),
+    ('networks["xavier"] = [he_normal(WIDTH, WIDTH, rng) for _ in range(N_LAYERS)]',
+     "networks['xavier']: the weights' variance is 0.02"),
+    ('networks["std 1"] = [W / 2 for W in networks["std 1"]]',
+     "networks['std 1']: the weights' variance is 0.25"),
+    ('networks["he"][4] = networks["he"][4] * 1.3',
+     "(layer 5: 0.03"),
+])
+def test_a_plot_of_another_experiment_fails(tmp_path, experiment, says):
+    """Every line recomputes from `networks` and `x_stats`, but these are not the notebook's
+    experiment: the plot earns nothing, and the message says what differs."""
+    result = grade_source(_plot_of(experiment), A, tmp_path)
+    expected = {**full_marks(A), "activation_statistics": 0.0}
+    assert points(result) == expected, explain(result)
+    [task] = [t for t in result["tasks"] if t["id"] == "activation_statistics"]
+    assert says in task["message"], explain(result)

@@ -8,7 +8,9 @@ distribution (the range of a uniform, the kurtosis of a normal); and that the ge
 is the only source of randomness. The specified variances, and the activation statistics of
 weights chosen here, come from the grader's references (autograder/references/
 weight_initialisation.py); the plot's lines are recomputed from the notebook's own `networks` and
-`x_stats` with dp's public ops.
+`x_stats` with dp's public ops, once those are checked to be the experiment the notebook
+prescribes (EXPERIMENT: ten 100 x 100 layers per initialisation, 1,000 standard normal inputs,
+each network's weights with the variance its label states).
 """
 import numpy as np
 import pytest
@@ -24,7 +26,16 @@ MEAN_SIGMAS = 6        # |mean| at most 6 standard errors
 KURTOSIS_ATOL = 0.2    # standard error of the excess kurtosis of a normal: sqrt(24 / n) < 0.013
 RTOL = 1e-8            # statistics that the student's code and the reference compute alike
 PLOT_ACTIVATIONS = ("tanh", "relu")
-PLOT_INITS = ("std 0.01", "std 1", "xavier", "he")
+# The experiment the notebook prescribes: N_LAYERS square layers of WIDTH units, x_stats of
+# N_EXAMPLES standard normal rows, and per label the initialiser the notebook draws it with
+# (None: N(0, std^2) of the label's std, which the notebook gives).
+WIDTH, N_LAYERS, N_EXAMPLES = 100, 10, 1000
+PLOT_INITS = {"std 0.01": None, "std 1": None, "xavier": "xavier_uniform", "he": "he_normal"}
+NAIVE_STDS = {"std 0.01": 0.01, "std 1": 1.0}
+# One layer's variance: 10,000 weights, a standard error of at most sqrt(2 / 10,000) = 1.4% (a
+# normal's; a uniform's is smaller); LAYER_VARIANCE_RTOL is 10 of them. A network's 100,000
+# weights together are held to VARIANCE_RTOL (6.7 standard errors).
+LAYER_VARIANCE_RTOL = 0.15
 
 XAVIER = "2 / (fan_in + fan_out)"
 HE = "2 / fan_in"
@@ -245,13 +256,83 @@ def test_plot_has_a_panel_per_activation_with_logarithmic_y_axis(submission):
                 f"not {np.round(line['x'], 3).tolist()}")
 
 
+# -- activation_statistics: the experiment the plot shows -----------------------------------------
+def _stated_variance(label) -> tuple:
+    """(Var(W) that `label` states for WIDTH x WIDTH layers, how it is written)."""
+    if label in NAIVE_STDS:
+        return NAIVE_STDS[label] ** 2, f"N(0, {NAIVE_STDS[label]:g}^2)'s"
+    initialiser = PLOT_INITS[label]
+    text = XAVIER if initialiser.startswith("xavier") else HE
+    return ref.variance(initialiser, WIDTH, WIDTH), f"{initialiser}'s {text}"
+
+
+def _own_initialiser_variance(submission, label, rng):
+    """The variance of N_LAYERS WIDTH x WIDTH samples of the student's own initialiser of `label`
+    (None where it gives none): a network drawn with a wrong initialiser is what the notebook
+    prescribes, and costs the initialiser's task only."""
+    samples = []
+    for _ in range(N_LAYERS):
+        reply = submission.probe("sample", initialiser=PLOT_INITS[label], fan_in=WIDTH,
+                                 fan_out=WIDTH, seed=int(rng.integers(2 ** 31)))
+        if reply["array"] is None or reply["array"].shape != (WIDTH, WIDTH):
+            return None
+        samples.append(reply["array"])
+    return float(np.var(samples))
+
+
+def _variance_is_off(layers, variance) -> bool:
+    """Whether the weights of `layers` together, or of any one layer, miss `variance`."""
+    return (abs(float(np.var(layers)) / variance - 1) >= VARIANCE_RTOL
+            or max(abs(float(W.var()) / variance - 1) for W in layers) >= LAYER_VARIANCE_RTOL)
+
+
+def assert_prescribed_experiment(submission, networks, x, rng) -> None:
+    """`networks` and `x_stats` are the notebook's experiment: x_stats N_EXAMPLES x WIDTH standard
+    normal inputs; per label of PLOT_INITS, N_LAYERS WIDTH x WIDTH weight matrices with mean 0 and
+    the variance the label states (or that the student's own initialiser of it gives)."""
+    keep = "leave `networks` and `x_stats` as the notebook makes them"
+    assert networks is not None and x is not None, (
+        "`networks` (a dict from names to lists of weight matrices) and `x_stats` must be defined")
+    assert x.shape == (N_EXAMPLES, WIDTH), (
+        f"x_stats has shape {x.shape}, expected ({N_EXAMPLES}, {WIDTH}): {N_EXAMPLES:,} standard "
+        f"normal inputs of {WIDTH} units; {keep}")
+    mean, variance = float(x.mean()), float(x.var())
+    assert abs(mean) < MEAN_SIGMAS * np.sqrt(1 / x.size) and abs(variance - 1) < VARIANCE_RTOL, (
+        f"x_stats has mean {mean:.3g} and variance {variance:.4g}, expected a standard normal batch "
+        f"(mean 0, variance 1); {keep}")
+    for label in PLOT_INITS:
+        assert label in networks, f"networks has no entry {label!r}; it has {sorted(networks)}"
+        layers = networks[label]
+        shapes = sorted({W.shape for W in layers})
+        assert len(layers) == N_LAYERS and shapes == [(WIDTH, WIDTH)], (
+            f"networks[{label!r}] has {len(layers)} weight matrices"
+            + (f" of shape {', '.join(map(str, shapes))}" if layers else "")
+            + f", expected {N_LAYERS} of shape ({WIDTH}, {WIDTH}); {keep}")
+        wanted, text = _stated_variance(label)
+        got = float(np.var(layers))
+        if _variance_is_off(layers, wanted) and PLOT_INITS[label] is not None:
+            own = _own_initialiser_variance(submission, label, rng)
+            if own is not None and not _variance_is_off(layers, own):
+                wanted = own
+        worst = max(range(N_LAYERS), key=lambda l: abs(float(layers[l].var()) / wanted - 1))
+        assert not _variance_is_off(layers, wanted), (
+            f"networks[{label!r}]: the weights' variance is {got:.4g} (layer {worst + 1}: "
+            f"{float(layers[worst].var()):.4g}), expected {text} = {wanted:.4g} for "
+            f"{WIDTH} x {WIDTH} layers (within {VARIANCE_RTOL:.0%} over the network, "
+            f"{LAYER_VARIANCE_RTOL:.0%} per layer); {keep}")
+        mean = float(np.mean(layers))
+        limit = MEAN_SIGMAS * np.sqrt(wanted / (N_LAYERS * WIDTH * WIDTH))
+        assert abs(mean) < limit, (
+            f"networks[{label!r}]: the weights' mean is {mean:.3g}, expected 0 (|mean| below "
+            f"{limit:.2g}); {keep}")
+
+
 @pytest.mark.task("activation_statistics")
-def test_plot_shows_the_true_standard_deviations_of_networks(submission, metrics):
+def test_plot_shows_the_true_standard_deviations_of_networks(submission, rng, metrics):
     data = submission.probe("plot")
     panels = _panels(data)
     networks, x = data["networks"], data["x_stats"]
-    assert networks is not None and x is not None, (
-        "`networks` (a dict from names to lists of weight matrices) and `x_stats` must be defined")
+    assert_prescribed_experiment(submission, networks, x, rng)
     worst = 0.0
     for activation, (_, lines) in panels.items():
         for name, line in lines.items():
