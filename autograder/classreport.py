@@ -17,7 +17,6 @@ and `report_rows` only lay it out. Everything a result holds may have come from 
 from __future__ import annotations
 
 import base64
-import csv
 import html
 import io
 import re
@@ -231,11 +230,6 @@ assignment's time limit.</p>
 
 
 # -- the CSV -----------------------------------------------------------------------------------
-def defused(value):
-    """Text a spreadsheet shows as text: not a formula (=, +, -, @ first get a quote)."""
-    return "'" + value if isinstance(value, str) and value[:1] in ("=", "+", "-", "@") else value
-
-
 def report_rows(summary: dict) -> list:
     """The report's numbers and messages, one a row: (section, assignment, task, student, item,
     value). Sections: score, histogram, task, failure, misconception, missing, not_graded,
@@ -259,16 +253,12 @@ def report_rows(summary: dict) -> list:
              for s in summary["slowest"]]
     rows += [("flag", f["assignment"], "", f["student"], f["flag"], "") for f in summary["flags"]]
     rows += [("not_graded", a, "", s, m, "") for s, a, m in summary["unknown"]]
-    return [tuple("" if v is None else round(v, 6) if isinstance(v, float) else defused(v)
-                  for v in row) for row in rows]
+    return [tuple("" if v is None else round(v, 6) if isinstance(v, float) else v for v in row)
+            for row in rows]
 
 
 def report_csv(summary: dict) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
-    writer.writerows(report_rows(summary))
-    return buffer.getvalue()
+    return report.csv_text([CSV_FIELDS, *report_rows(summary)])
 
 
 def write_report(graded: Path, course) -> tuple:

@@ -64,7 +64,7 @@ def _student_of(path: Path, course) -> str:
             stem = stem.replace(f"_{suffix}", "").replace(f"-{suffix}", "")
     if not stem.strip("."):        # "...ipynb": not results/../ (a folder name, not a student's)
         stem = f"unnamed{stem}"
-    return report.clean_text(stem)
+    return report.student_name(stem)
 
 
 def _identify(path: Path, course, assignment_hint=None) -> Submission:
@@ -73,7 +73,7 @@ def _identify(path: Path, course, assignment_hint=None) -> Submission:
     parts = path.resolve().parts
     ids = [a.id for a in course.assignments]
     if len(parts) >= 4 and parts[-4] == "submitted" and parts[-2] in ids:
-        return Submission(path, report.clean_text(parts[-3]), parts[-2])
+        return Submission(path, report.student_name(parts[-3]), parts[-2])
     assignment = assignment_hint
     if assignment is None:
         try:
@@ -134,7 +134,7 @@ def _from_tree(submitted: Path, students, only, course, hint) -> tuple:
     ids = {a.id for a in course.assignments}
     found, student_flags = {}, {}
     for folder in students:
-        student = report.clean_text(folder.name)
+        student = report.student_name(folder.name)
         student_flags[student] = []
         for sub in ([folder / only] if only else _folders(folder)):
             if sub.name in ids and hint in (None, sub.name):

@@ -17,6 +17,14 @@ class NotebookError(ValueError):
 
 
 MAX_NOTEBOOK_BYTES = 64 * 2 ** 20
+# The code of all code cells, in characters. The grader parses it (grade cells, imports, copies)
+# outside any sandbox, and Python's parser takes some 500 bytes of memory per character of the
+# worst code (`x = [1, 1, ...]`): 64 MiB of it would need tens of GB. A course notebook with its
+# answers holds some 30,000 characters of code.
+MAX_CODE_CHARS = 2 ** 20
+# What Python's parsers raise on input built against them (nesting thousands deep, NUL bytes),
+# besides SyntaxError: none of it may escape to stop a class run.
+UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 MAGIC = re.compile(r"^(\s*)([%!]|\?\w)")
 
 
@@ -35,6 +43,8 @@ def read_notebook(path: Path) -> dict:
         raise NotebookError(f"the notebook is not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
         raise NotebookError(f"the notebook is not valid JSON (line {error.lineno}: {error.msg})") from None
+    except (RecursionError, MemoryError):
+        raise NotebookError("the notebook's JSON is nested too deeply to be a notebook") from None
     except OSError as error:
         raise NotebookError(f"the notebook cannot be read: {error.strerror}") from None
     if not isinstance(notebook, dict):
@@ -44,6 +54,10 @@ def read_notebook(path: Path) -> dict:
     if not isinstance(notebook.get("cells"), list):
         raise NotebookError("the file is not a Jupyter notebook (no list of cells)")
     _check_structure(notebook)
+    code = sum(len(source_of(cell)) for cell in notebook["cells"] if cell.get("cell_type") == "code")
+    if code > MAX_CODE_CHARS:
+        raise NotebookError(f"the notebook's code cells hold {code:,} characters of code, more than "
+                            f"the {MAX_CODE_CHARS:,} allowed")
     return notebook
 
 
@@ -86,7 +100,7 @@ def source_of(cell) -> str:
 def is_check_call_only(code: str) -> bool:
     try:
         body = ast.parse(code).body
-    except SyntaxError:
+    except UNPARSABLE:
         return False
     return bool(body) and all(
         isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
@@ -166,6 +180,9 @@ def scan_imports(cells, forbidden, labels=None) -> list:
             tree = ast.parse(code)
         except SyntaxError as error:
             flags.append(f"syntax error in {where} (line {error.lineno}): {error.msg}")
+            continue
+        except UNPARSABLE as error:     # nested too deeply, a NUL byte: Python cannot parse it
+            flags.append(f"code that Python cannot parse in {where} ({type(error).__name__})")
             continue
         for node in ast.walk(tree):
             names = []

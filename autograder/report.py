@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import hashlib
 import html
 import io
 import json
@@ -55,6 +56,52 @@ def clean_text(value, cap: int = CAPS["text"], keep_end: bool = False) -> str:
         value = _REPR.repr(value)
     value = _cut(value, cap, keep_end).encode("utf-8", "backslashreplace").decode("utf-8")
     return _cut(_CONTROL.sub("\ufffd", value), cap, keep_end)    # escapes made it longer
+
+
+NAME_BYTES = 100     # a student's name, also a folder's name: well within a file system's 255
+
+
+def student_name(found: str) -> str:
+    """A student's name as the grader writes it everywhere (CSV, JSON, HTML, and as the name of
+    their results/ and feedback/ folders), from the name of their folder or notebook as found.
+
+    The name itself when it is one line of printable characters, at most NAME_BYTES bytes in
+    UTF-8, not hidden (a leading ".") and without "~" or U+FFFD. Any other name becomes its
+    printable start, "~" and a hash of the name as found: two names found never become one (the
+    unchanged names have no "~"), and no name becomes too long for a file system."""
+    raw = found.encode("utf-8", "surrogatepass")
+    if (found.isprintable() and len(raw) <= NAME_BYTES and not found.startswith(".")
+            and "~" not in found and "\ufffd" not in found):
+        return found
+    shown = "".join(c if c.isprintable() and c not in "~\ufffd/" else "_" for c in found[:40])
+    return f"{shown.lstrip('.')}~{hashlib.sha256(raw).hexdigest()[:12]}"
+
+
+_FORMULA = re.compile(r"[\s\x00-\x1f]*[=+\-@]")
+
+
+def defused(value):
+    """A CSV cell that a spreadsheet shows as the text it is: a text that could be read as a
+    formula (=, +, - or @ first, after any blanks or control characters) gets a quote first;
+    a carriage return becomes a newline (the writer quotes a cell with a newline, and a bare
+    CR would start a row of its own). Numbers, and texts that are numbers ("-1.5"), are kept."""
+    if not isinstance(value, str):
+        return value
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        float(value)
+        return value
+    except ValueError:
+        return "'" + value if _FORMULA.match(value) else value
+
+
+def csv_text(rows, lineterminator="\n") -> str:
+    """`rows` (the first the header) as CSV text, every cell `defused`: every CSV the grader
+    writes goes through here."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=lineterminator)
+    writer.writerows([defused(v) for v in row] for row in rows)
+    return buffer.getvalue()
 
 
 def _cut(value: str, cap: int, keep_end: bool) -> str:
@@ -190,30 +237,29 @@ def write_grades_csv(out: Path, results: list, course, wide: bool = False) -> Pa
     status (graded, error, missing) and the message of a submission that could not be graded.
     `wide`: one row per student, one column per assignment (its score; empty when missing),
     in the order of course.toml, as gradebook imports expect."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    rows = []
     results = sorted(results, key=lambda r: (r["student"], r["assignment"]))
     if wide:
         present = {r["assignment"] for r in results}
         columns = [a.id for a in course.assignments if a.id in present]
         scores = {(r["student"], r["assignment"]): r for r in results}
-        writer.writerow(["student", *columns])
+        rows.append(["student", *columns])
         for student in sorted({r["student"] for r in results}):
             cells = [scores.get((student, a)) for a in columns]
-            writer.writerow([student, *["" if r is None or status(r) == "missing" else f"{r['score']:g}"
-                                        for r in cells]])
+            rows.append([student, *["" if r is None or status(r) == "missing" else f"{r['score']:g}"
+                                    for r in cells]])
     else:
         task_ids = [t.id for a in course.assignments for t in a.tasks]
-        writer.writerow(["student", "assignment", "score", "max_score", *LATE_COLUMNS, *task_ids,
-                         "flags", "status", "message"])
+        rows.append(["student", "assignment", "score", "max_score", *LATE_COLUMNS, *task_ids,
+                     "flags", "status", "message"])
         for r in results:
             points = {t["id"]: t["points"] for t in r["tasks"]}
-            writer.writerow([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
-                             *late_cells(r),
-                             *[f"{points[t]:g}" if t in points else "" for t in task_ids],
-                             "; ".join(r.get("flags", [])), status(r), r.get("message", "")])
+            rows.append([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
+                         *late_cells(r),
+                         *[f"{points[t]:g}" if t in points else "" for t in task_ids],
+                         "; ".join(r.get("flags", [])), status(r), r.get("message", "")])
     path = Path(out) / "grades.csv"
-    atomic_write(path, buffer.getvalue())
+    atomic_write(path, csv_text(rows))
     return path
 
 

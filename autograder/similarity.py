@@ -21,7 +21,6 @@ Similar code is a reason to look, never proof: the page shows what is shared.
 """
 from __future__ import annotations
 
-import csv
 import html
 import io
 import itertools
@@ -30,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import report
-from .classreport import defused
 from .notebook import NotebookError, code_cells, read_notebook
 
 # copydetect's defaults: k-grams of 25 characters of the filtered code (shorter matches are
@@ -118,10 +116,11 @@ def collect(paths, assignment, course) -> tuple:
             continue
         try:
             notebook = read_notebook(submission.path)
+            codes.append(fingerprint(submission.student, own_code(notebook, provided), boilerplate))
         except NotebookError as error:
             unreadable.append((submission.student, str(error)))
-            continue
-        codes.append(fingerprint(submission.student, own_code(notebook, provided), boilerplate))
+        except Exception as error:      # one notebook never stops the comparison of the others
+            unreadable.append((submission.student, f"{type(error).__name__}: {error}"))
     return codes, unreadable
 
 
@@ -190,14 +189,11 @@ not proof of copying.</p>
 
 
 def similarity_csv(pairs: list) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["rank", "student_a", "student_b", "similarity", "similarity_a",
-                     "similarity_b", "shared_characters"])
-    for i, p in enumerate(pairs, start=1):
-        writer.writerow([i, defused(p.a.student), defused(p.b.student),
-                         f"{p.similarity:.4f}", f"{p.sides[0]:.4f}", f"{p.sides[1]:.4f}", p.shared])
-    return buffer.getvalue()
+    return report.csv_text([["rank", "student_a", "student_b", "similarity", "similarity_a",
+                             "similarity_b", "shared_characters"]]
+                           + [[i, p.a.student, p.b.student, f"{p.similarity:.4f}",
+                               f"{p.sides[0]:.4f}", f"{p.sides[1]:.4f}", p.shared]
+                              for i, p in enumerate(pairs, start=1)])
 
 
 def write(out: Path, assignment, pairs: list, codes: list, unreadable: list, top: int) -> tuple:

@@ -5,6 +5,8 @@ Each bad submission must get its own row with a clear message; the honest ones k
 the CLI exits 0; and nothing a submission sends makes a result or a feedback page large."""
 import csv
 import json
+import os
+import re
 import shutil
 import stat
 import subprocess
@@ -28,6 +30,12 @@ HUGE_TEXT = (f"\n# %%\nprint('x' * {HUGE})\n"
              f"def numerical_gradient(f, x, eps=1e-6):\n    raise ValueError('y' * {HUGE})\n"
              f"# %%\nraise ValueError('z' * {HUGE})\n")
 DEEP = "\n# %%\nx = " + "-" * 5000 + "1\n"      # Python's parser gives up: RecursionError
+WRONG = "\n# %%\ndef numerical_gradient(f, x, eps=1e-6):\n    return 0.0\n"
+# Names as found in a submitted/ tree or a folder of loose notebooks (an LMS's zip, unpacked):
+# a formula, control characters, and a Latin-1 name of 198 bytes that as escaped text would be
+# longer than a file name may be.
+FORMULA, CONTROL1, CONTROL2 = "=1+1", "bob\x01", "bob\x02"
+LATIN1 = os.fsdecode("Jos\xe9 Mar\xeda ".encode("latin-1") * 16)
 
 
 def autograder(*args):
@@ -61,6 +69,11 @@ def graded(tmp_path_factory):
     submit(sub / "nested" / A / "submitted", "victim")             # must not be graded as "victim"
     submit(sub, "huge", HUGE_TEXT)
     submit(sub, "deep", DEEP)
+    submit(sub, "bigcode", "\n# %%\nx = [" + "1, " * 400_000 + "]\n")    # 1.2 million characters
+    submit(sub, FORMULA)
+    submit(sub, CONTROL1)
+    submit(sub, CONTROL2, WRONG)              # the same name once cleaned: must stay two students
+    submit(sub, LATIN1)
     misfiled = sub / "misfiled" / A
     misfiled.mkdir(parents=True)
     shutil.copy(COURSE.assignment("04_activation_functions").exercise_path(ROOT), misfiled)
@@ -72,6 +85,7 @@ def graded(tmp_path_factory):
     notebook["metadata"] = {}
     notebook["cells"] = [c for c in notebook["cells"] if "check(" not in "".join(c["source"])]
     (loose / "mystery.ipynb").write_text(json.dumps(notebook))
+    (loose / "deepjson_scalar_autodiff.ipynb").write_text('{"cells": ' + "[" * 200_000 + "]" * 200_000 + "}")
     out = top / "out"
     return top, out, autograder("grade", sub, loose, "--out", out, "--jobs", "2")
 
@@ -95,11 +109,63 @@ def test_honest_students_keep_full_marks(graded):
 def test_everyone_gets_a_row_and_no_one_is_impersonated(graded):
     rows = {(r["student"], r["assignment"]): r for r in csv.DictReader((graded[1] / "grades.csv").open())}
     students = {"honest1", "honest2", "surrogate_cell", "surrogate_probe", "metadata_list", "copy",
-                "nested", "huge", "deep", "misfiled", "empty_student", "empty_folder"}
-    assert set(rows) == {(s, A) for s in students} | {("mystery", "unidentified")}
+                "nested", "huge", "deep", "misfiled", "empty_student", "empty_folder", "bigcode",
+                "deepjson", *map(report.student_name, (FORMULA, CONTROL1, CONTROL2, LATIN1))}
+    assert set(rows) == {(report.defused(s), A) for s in students} | {("mystery", "unidentified")}
     assert not (graded[1] / "results" / "victim").exists()
     assert {rows[s, A]["status"] for s in ("empty_student", "empty_folder")} == {"missing"}
-    assert rows["deep", A]["status"] == "error" and rows["honest1", A]["status"] == "graded"
+    assert rows["deep", A]["status"] == "graded" and rows["honest1", A]["status"] == "graded"
+
+
+def test_names_are_one_line_short_and_never_merged(graded):
+    """Control characters and undecodable bytes give a name of their own, "~" and a hash, which is a
+    file name of at most 113 bytes: two names found stay two students, graded each on their own."""
+    out = graded[1]
+    one, two, latin = map(report.student_name, (CONTROL1, CONTROL2, LATIN1))
+    assert len({one, two}) == 2 and all("~" in name and name.isprintable() for name in (one, two, latin))
+    assert len(latin.encode()) <= 113 and latin.startswith("Jos_ Mar_")
+    assert report.student_name(FORMULA) == FORMULA and report.student_name("honest1") == "honest1"
+    assert points(result(out, one)) == full_marks(A)
+    assert points(result(out, two))["numerical_gradient"] == 0
+    assert points(result(out, latin)) == full_marks(A)
+    assert (out / "feedback" / latin / f"{A}.html").is_file()
+
+
+def test_no_cell_of_the_grades_csv_is_a_formula(graded):
+    """A spreadsheet opening grades.csv sees every name and message as text."""
+    text = (graded[1] / "grades.csv").read_text()
+    assert "\n'=1+1," in text
+    for row in csv.reader(text.splitlines(keepends=True)):
+        for cell in row:
+            assert not re.match(r"[\s\x00-\x1f]*[=+\-@]", cell) or _number(cell), (cell, row)
+
+
+def _number(text) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def test_notebooks_built_against_the_parsers_are_rows_of_their_own(graded):
+    """JSON nested 200,000 deep, code nested 5,000 deep, more code than the cap: each its own
+    row, with a message that says what is wrong; the code that Python cannot parse is flagged
+    and the rest of the notebook graded."""
+    nested = result(graded[1], "deepjson")
+    assert nested["status"] == "error" and "nested too deeply" in nested["message"], nested["message"]
+    big = result(graded[1], "bigcode")
+    assert big["status"] == "error" and "characters of code, more than the 1,048,576 allowed" in \
+        big["message"], big["message"]
+    deep = result(graded[1], "deep")
+    assert any(f.startswith("code that Python cannot parse in the cell") for f in deep["flags"]), deep["flags"]
+    assert points(deep) == full_marks(A)
+
+
+def test_similarity_of_the_class_runs_to_its_end(graded, tmp_path):
+    run = autograder("similarity", graded[0] / "submitted", A, "--out", tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "'=1+1" in (tmp_path / f"similarity-{A}.csv").read_text()
 
 
 def test_a_nested_submitted_tree_is_ignored_and_said(graded):
@@ -119,8 +185,7 @@ def test_lone_surrogates_are_written_as_escapes(graded):
 
 def test_a_rerun_resumes_without_crashing(graded):
     top, out, _ = graded
-    before = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")
-              if p.parent.name != "deep"}        # an unexpected error is tried again
+    before = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")}
     run = autograder("grade", top / "submitted", top / "loose", "--out", out, "--jobs", "1", "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in before} == before
@@ -154,10 +219,17 @@ def test_a_notebook_filed_under_another_assignment_says_so_without_cheating_flag
     assert not any("forbidden" in f for f in r["flags"]), r["flags"]
 
 
-def test_an_unexpected_error_in_the_grader_is_that_submissions_result(graded):
-    r = result(graded[1], "deep")
-    assert r["status"] == "error" and r["score"] == 0
-    assert r["message"].startswith("the grader could not grade this notebook: RecursionError"), r["message"]
+def test_an_unexpected_error_in_the_grader_is_that_submissions_result(monkeypatch, tmp_path):
+    from autograder import grade
+
+    def broken(notebook):
+        raise KeyError("a bug of the grader's")
+    monkeypatch.setattr(grade, "code_cells", broken)
+    path = submit(tmp_path, "alice")
+    r, figures = grade.grade_one(grade.Submission(path, "alice", A))
+    assert r["status"] == "error" and r["score"] == 0 and figures == []
+    assert r["message"].startswith("the grader could not grade this notebook: KeyError"), r["message"]
+    assert r["notebook_sha256"] == ""          # a rerun tries again
 
 
 def test_huge_texts_are_capped_and_said(graded):
@@ -183,7 +255,7 @@ def test_results_and_feedback_are_readable_by_the_group(graded):
 
 def test_progress_in_a_log_is_lines_not_frames(graded):
     stderr = graded[2].stderr
-    assert "\r" not in stderr and "grading: 13/13 notebooks" in stderr, stderr[-2000:]
+    assert "\r" not in stderr and "grading: 19/19 notebooks" in stderr, stderr[-2000:]
     assert stderr.count("grading:") <= 11
 
 
@@ -319,3 +391,16 @@ def test_a_loose_notebook_named_dots_is_no_path_out_of_results(tmp_path):
     from autograder.grade import discover
     [found] = discover([tmp_path], COURSE)
     assert (found.student, found.assignment_id) == ("unnamed...", A)
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+1", "-1+2", "@SUM(A1)", "\r=3+3", "\t=2+2", " =HYPERLINK(1)",
+                                  "\x01@x", "a\rb", "\r\n-x"])
+def test_every_csv_cell_reads_back_as_text_not_a_formula(text):
+    """What csv_text writes (grades.csv, the class report, similarity, Canvas and Moodle) reads
+    back as one row whose cells are no formulas; numbers stay numbers."""
+    for terminator in ("\n", "\r\n"):
+        written = report.csv_text([["student", "score"], [text, "-1.5"]], lineterminator=terminator)
+        rows = list(csv.reader(written.splitlines(keepends=True)))
+        assert len(rows) == 2 and rows[1][1] == "-1.5", (text, written)
+        assert not re.match(r"[\s\x00-\x1f]*[=+\-@]", rows[1][0]) or _number(text), (text, rows)
+        assert rows[1][0].lstrip("'") == text.replace("\r\n", "\n").replace("\r", "\n")

@@ -26,7 +26,6 @@ survive), and the file is UTF-8.
 from __future__ import annotations
 
 import csv
-import io
 from pathlib import Path
 
 from .. import report
@@ -114,26 +113,20 @@ def parse_canvas_ids(pairs, course) -> dict:
 def canvas_csv(results, course, roster, missing="blank", canvas_ids=None) -> tuple:
     """(Canvas gradebook import CSV text, students not on the roster)."""
     assignments, rows, strangers = _table(results, course, roster, missing)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
-    writer.writerow([*CANVAS_IDENTITY, *(canvas_column(a, canvas_ids or {}) for a in assignments)])
-    writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(f"{a.max_score:g}" for a in assignments)])
-    for person, cells in rows:
-        writer.writerow([person["name"] or person["student"], person["canvas_id"],
-                         person["sis_user_id"], person["sis_login_id"], person["section"], *cells])
-    return buffer.getvalue(), strangers
+    table = [[*CANVAS_IDENTITY, *(canvas_column(a, canvas_ids or {}) for a in assignments)],
+             [POINTS_POSSIBLE, "", "", "", "", *(f"{a.max_score:g}" for a in assignments)]]
+    table += [[person["name"] or person["student"], person["canvas_id"], person["sis_user_id"],
+               person["sis_login_id"], person["section"], *cells] for person, cells in rows]
+    return report.csv_text(table, lineterminator="\r\n"), strangers
 
 
 def moodle_csv(results, course, roster, missing="blank") -> tuple:
     """(Moodle grade import CSV text, students not on the roster)."""
     assignments, rows, strangers = _table(results, course, roster, missing)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
-    writer.writerow([*MOODLE_IDENTITY, *(a.title for a in assignments)])
-    for person, cells in rows:
-        writer.writerow([person["name"] or person["student"], person["email"], person["id_number"],
-                         *cells])
-    return buffer.getvalue(), strangers
+    table = [[*MOODLE_IDENTITY, *(a.title for a in assignments)]]
+    table += [[person["name"] or person["student"], person["email"], person["id_number"], *cells]
+              for person, cells in rows]
+    return report.csv_text(table, lineterminator="\r\n"), strangers
 
 
 def check_identity(kind, roster, path) -> None:
