@@ -42,6 +42,47 @@ def test_made_up_plot_that_still_decays_loses_the_plot_only(tmp_path):
     assert "differs from the true gradient sum" in plot["message"], explain(result)
 
 
+# The check's recomputation, copied into a notebook: lines that are the true gradient sums of
+# whatever networks `nets` holds, without gradient_sums or a DeepNetwork behind them.
+RECOMPUTED = """
+def recomputed(activation, params, x, y):
+    leaves = {name: Node(value, name) for name, value in params.items()}
+    h = Node(x)
+    for l in range(1, 11):
+        h = h.dot(leaves[f"layer{l}_W"]) + leaves[f"layer{l}_b"]
+        h = getattr(h, activation)() if l < 10 else h
+    grads = dp.binary_cross_entropy(h, y).grad(1)
+    return np.array([float(np.sum(np.abs(grads[f"layer{l}_W"]))) for l in range(1, 11)])
+"""
+BARE_MODELS = RECOMPUTED + """
+class Bare(Model):
+    def __init__(self):
+        super().__init__()
+        s = [2] + [20] * 9 + [1]
+        self.L = [self.Linear_Layer(s[l - 1], s[l], f"layer{l}") for l in range(1, 11)]
+dp.seed(0)
+nets = {name: Bare() for name in ACTIVATIONS}
+"""
+
+
+@pytest.mark.parametrize("nets, says", [
+    # the red team's plot04: bare Models holding the parameters, nothing of 04 implemented
+    (BARE_MODELS, "nets['sigmoid'] is a Bare, not a DeepNetwork"),
+    # three relu networks, each line the gradient sums of the network its label names
+    (RECOMPUTED + 'dp.seed(0)\nnets = {name: DeepNetwork("relu") for name in ACTIVATIONS}',
+     "nets['sigmoid'].forward(x_plot): row "),
+])
+def test_a_plot_of_networks_other_than_the_specified_ones_loses_the_plot(tmp_path, nets, says):
+    source = mutate(solution_source(A), "dp.seed(0)\nnets = {name: DeepNetwork(name) for name in "
+                                        "ACTIVATIONS}", nets)
+    source = mutate(source, "gradient_sums(net, x_plot, y_plot), marker",
+                    "recomputed(name, net.get_param(), x_plot, y_plot), marker")
+    result = grade_source(source, A, tmp_path)
+    assert points(result) == {**FULL, "vanishing_plot": 0}, explain(result)
+    [plot] = [t for t in result["tasks"] if t["id"] == "vanishing_plot"]
+    assert says in plot["message"], explain(result)
+
+
 def test_an_unlabelled_plot_is_blamed_alike_graded_and_self_checked(tmp_path, monkeypatch, capsys):
     """Issue 16: without labels on the plot, grading took the loss curves of section 5 (open, but
     held by no variable) for the plot ("yours have sigmoid 500, ..."), while the self-check in

@@ -207,12 +207,17 @@ def dp_gradient_sums(activation, params, x, y) -> np.ndarray:
     l < 10, L = dp.binary_cross_entropy(a_10, y), the mean binary cross-entropy of
     p = sigmoid(a_10), from the logits."""
     leaves = {name: Node(value, name) for name, value in params.items()}
+    grads = dp.binary_cross_entropy(dp_logits(activation, leaves, x), y).grad(1)
+    return np.array([float(np.sum(np.abs(grads[f"layer{l}_W"]))) for l in range(1, 11)])
+
+
+def dp_logits(activation, leaves, x) -> Node:
+    """a_10 of the specified network with the parameters `leaves` ({name: Node}), by dp."""
     h = Node(x)
     for l in range(1, 11):
         h = h.dot(leaves[f"layer{l}_W"]) + leaves[f"layer{l}_b"]
         h = getattr(h, activation)() if l < 10 else h
-    grads = dp.binary_cross_entropy(h, y).grad(1)
-    return np.array([float(np.sum(np.abs(grads[f"layer{l}_W"]))) for l in range(1, 11)])
+    return h
 
 
 @references.misconception("dp_gradient_sums", "the true sums in reverse order: layer 1 comes first")
@@ -263,6 +268,38 @@ def test_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
         f"span orders of magnitude")
     assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
         "label both axes (ax.set_xlabel, ax.set_ylabel): the layer, and the sum of |dL/dW|")
+
+
+@pytest.mark.task("vanishing_plot")
+def test_nets_are_deep_networks_that_compute_the_specified_network(submission, metrics):
+    """The plot's networks are the notebook's experiment: DeepNetwork objects whose own forward
+    pass, on x_plot, gives the probabilities of the specified network (layers 1-9 with the
+    activation of their key, a sigmoid output) with their parameters; so their layers, the
+    activation of each and its output are those that deep_network specifies. Their widths are
+    those of the student's DeepNetwork, whose own task judges them."""
+    data = submission.probe("plot")
+    _true_sums(data)             # nets, with ten layers of weights and biases, and the batch
+    own = submission.probe("networks")
+    x = data["x_plot"]
+    for name in ACTIVATIONS:
+        reply = own.get(name)
+        assert reply is not None and reply["is_deep_network"], (
+            f"nets[{name!r}] is a {reply['type'] if reply else 'something else'}, not a "
+            f"DeepNetwork: the plot shows the notebook's networks, nets = {{name: DeepNetwork(name) "
+            f"for name in ACTIVATIONS}}, as deep_network specifies them")
+        with dp.no_grad():
+            expected = dp_logits(name, {k: Node(v) for k, v in data["nets"][name].items()},
+                                 x).sigmoid().value
+        got = reply["p"]
+        assert got.shape == expected.shape, (
+            f"nets[{name!r}].forward(x_plot) has shape {got.shape}, expected {expected.shape}")
+        error = metrics[f"max_rel_error_forward_{name}"] = rel_error(got, expected)
+        i, value, right = _first_difference(got, expected)
+        assert error < RTOL, (
+            f"nets[{name!r}].forward(x_plot): row {i} gives p = {value:.6g}, but the specified "
+            f"network (layers 1-9 {name}, a sigmoid output) with nets[{name!r}]'s parameters gives "
+            f"{right:.6g}: the plot shows networks that compute what deep_network specifies "
+            f"(if deep_network fails, fix that first)")
 
 
 @pytest.mark.task("vanishing_plot")

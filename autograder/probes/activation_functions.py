@@ -89,6 +89,21 @@ def plot(ns):
             "nets_type": type(nets).__name__, **batch}
 
 
+def networks(ns):
+    """Of each network of the plot in `nets` (a Model under a key of ACTIVATIONS): whether it is
+    an instance of the notebook's DeepNetwork, and if so its own forward pass on x_plot."""
+    nets, deep = ns.get("nets"), ns.get("DeepNetwork")
+    if not isinstance(nets, dict) or "x_plot" not in ns:
+        return {}
+    replies = {}
+    for name, net in nets.items():
+        if str(name) in ACTIVATIONS and isinstance(net, Model):
+            is_deep = isinstance(deep, type) and isinstance(net, deep)
+            replies[str(name)] = {"is_deep_network": is_deep, "type": type(net).__name__,
+                                  "p": _array(net.forward(ns["x_plot"])) if is_deep else None}
+    return replies
+
+
 MANY = 10_000_000     # elements of a network's weights or of the plot's batch
 
 REPLIES = {
@@ -97,6 +112,9 @@ REPLIES = {
     "bce": lambda p, y: {"value": AnyShape(p), "is_node": Flag(), "type": Hint(TypeName()),
                          "grad": Optional(Array(np.shape(p), finite=False))},
     "gradient_sums": lambda params, x, y: AnyShape(range(10)),
+    "networks": Table({"is_deep_network": Flag(), "type": Hint(TypeName()),
+                       "p": Optional(Array(None, finite=False, max_size=MANY))},
+                      max_len=len(ACTIVATIONS)),
     "plot": {"axes": AXES, "nets": Optional(Table(Table(Array(None, max_size=MANY)))),
              "nets_type": Hint(TypeName()), "x_plot": Optional(Array(None, max_size=MANY)),
              "y_plot": Optional(Array(None, max_size=MANY))},
