@@ -5,8 +5,9 @@ and a zygote runs inside it. Here is what runs around it and inside it:
   * `run_as`: as root, bubblewrap and the whole sandbox run as a uid of its own (`claim_uid`),
     with what it must read made reachable below folders closed to others (/root/.pyenv);
   * `enclose`: each submission forked by the zygote gets new user, PID, mount, IPC, network
-    and UTS namespaces, its own size-limited tmpfs, no /proc, no capabilities, and the
-    resource limits, before any of its code runs;
+    and UTS namespaces, its own size-limited tmpfs, no /proc, no capabilities, the
+    resource limits, and last a system-call filter (autograder.seccomp), before any of its
+    code runs;
   * `unsealed_setup`: --no-isolation, for trusted work: resource limits only.
 The Python-level guards (autograder.guard) apply in every case.
 """
@@ -14,9 +15,12 @@ from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import resource
 import signal
 from pathlib import Path
+
+from . import seccomp
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
 CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000000, 0x08000000, 0x04000000
@@ -26,6 +30,7 @@ PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 2
 SECURE_NO_ROOT = 0xff        # every SECBIT_* and its lock: uid 0 never regains a capability
 FIRST_UID = 61000          # sandbox uids: FIRST_UID .. FIRST_UID + UID_COUNT - 1
 UID_COUNT = 4000
+OPEN_FILES = 1024           # descriptors a submission process may hold (the usual soft limit)
 LOCKS = Path("/run/autograder-uids") if os.path.isdir("/run") else Path("/tmp/autograder-uids")
 
 
@@ -107,6 +112,7 @@ def _set_limits(limits):
                         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
                         (resource.RLIMIT_NPROC, (limits.max_processes,) * 2),
                         (resource.RLIMIT_FSIZE, (limits.max_file_size,) * 2),
+                        (resource.RLIMIT_NOFILE, (OPEN_FILES,) * 2),
                         (resource.RLIMIT_CORE, (0, 0))):
         try:
             resource.setrlimit(kind, value)
@@ -163,6 +169,7 @@ def enclose(limits, work="/work", tmp_size="16m"):
     os.chdir(work)
     _set_limits(limits)
     drop_capabilities()
+    seccomp.install(load_libc())
 
 
 def _wait_and_end_as(pid):
@@ -218,6 +225,9 @@ def describe(sealed) -> list:
                    "training data; nothing of the grader",
                    "own user, PID, IPC, mount, network and UTS namespaces",
                    "own size-limited tmpfs working folder", "no /proc, no capabilities",
+                   "system-call filter (seccomp): no keyrings, new namespaces, mounts, memfd, "
+                   "bpf, io_uring or ptrace" if platform.machine() in seccomp.AUDIT_ARCH
+                   else f"no system-call filter ({platform.machine()} has no table here)",
                    "unprivileged uid of its own" if os.geteuid() == 0
                    else "the grader's uid, in a user namespace of its own"]
     else:

@@ -42,7 +42,7 @@ MNIST_FILE = f"{DATA}/mnist-train.npz"
 PACKAGES = ("numpy", "matplotlib")       # what every submission may import, with their needs
 # The submission process's own code: what runs it, never what judges it.
 RUNTIME = ("__init__.py", "runner.py", "guard.py", "protocol.py", "zygote.py", "isolation.py",
-           "probes/__init__.py", "probes/common.py")
+           "seccomp.py", "probes/__init__.py", "probes/common.py")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
                 "install bubblewrap) and allow unprivileged user namespaces")
 
