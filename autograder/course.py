@@ -23,8 +23,8 @@ KEYS = {
     "top level": {"course", "limits", "late", "assignment"},
     "course": {"name", "seed_policy", "public_seed", "grading_seed", "timezone"},
     "limits": set(LIMIT_KEYS),
-    "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "thresholds", "due",
-                   "late", *LIMIT_KEYS},
+    "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "library_answers",
+                   "thresholds", "due", "late", *LIMIT_KEYS},
     "late": {"penalty_per_day", "max_penalty", "grace_minutes", "hard_deadline_days"},
     "task": {"id", "points", "title"},
 }
@@ -84,6 +84,7 @@ class Assignment:
     limits: Limits
     due: datetime.datetime | None = None   # time-zone aware; None: no due date (see `parse_due`)
     late: LatePolicy | None = None         # None: nothing is late (no policy, or no due date)
+    library_answers: tuple = ()            # dp's names for what the students write: flagged
 
     @property
     def max_score(self) -> float:
@@ -332,6 +333,10 @@ def load_course(path=None) -> Course:
         forbidden = table.get("forbidden_imports", [])
         if not isinstance(forbidden, list) or not all(isinstance(m, str) for m in forbidden):
             raise CourseError(f"{at}.forbidden_imports: expected a list of module names")
+        answers = table.get("library_answers", [])
+        if not isinstance(answers, list) or not all(isinstance(m, str) and m.isidentifier()
+                                                    for m in answers):
+            raise CourseError(f"{at}.library_answers: expected a list of dp's names (Adam, conv1d)")
         late_policy = late
         if "late" in table:
             if "due" not in table:
@@ -346,7 +351,7 @@ def load_course(path=None) -> Course:
             tasks=tuple(tasks), forbidden_imports=tuple(forbidden), thresholds=dict(thresholds),
             limits=_limits(table, defaults, at),
             due=parse_due(table["due"], f"{at}: due", zone) if "due" in table else None,
-            late=late_policy if "due" in table else None))
+            late=late_policy if "due" in table else None, library_answers=tuple(answers)))
     return Course(name=course.get("name", "course"), public_seed=int(course.get("public_seed", 0)),
                   seed_policy=policy, grading_seed=int(course.get("grading_seed", 0)),
                   assignments=tuple(assignments), path=path, timezone=timezone)

@@ -23,7 +23,7 @@ from . import executors, late, report, seal
 from .course import ROOT, CourseError, load_course
 from .judge import preflight, run_checks
 from .notebook import (NotebookError, cell_labels, code_cells, grade_ids, read_notebook,
-                       scan_imports, source_of)
+                       scan_imports, scan_library_use, source_of)
 from .sandbox import ProbeError, Sandbox
 
 GRADER_VERSION = "1"
@@ -284,6 +284,9 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     cells, labels = code_cells(notebook), cell_labels(notebook)
     result["flags"] += scan_imports(cells, assignment.forbidden_imports, labels) \
         + notebook_flags(notebook, assignment)
+    provided = _provided_lines(assignment.exercise_path()) if assignment.library_answers else None
+    if provided is not None:
+        result["flags"] += scan_library_use(cells, assignment.library_answers, provided, labels)
     if not sealed:
         result["flags"].append("graded without isolation (--no-isolation): trusted work only")
     sandbox = Sandbox(cells, assignment, protect, sealed=sealed)
@@ -347,6 +350,17 @@ def notebook_flags(notebook, assignment) -> list:
     if name not in (None, "python3", "python"):
         flags.append(f"kernel {name!r} is not Python 3; graded as Python")
     return flags
+
+
+@functools.lru_cache(maxsize=None)
+def _provided_lines(exercise: Path):
+    """The lines of code of the exercise notebook, whitespace aside (what every student was
+    given), or None where the exercise is not at hand (a platform's image without it)."""
+    try:
+        cells = code_cells(read_notebook(exercise))
+    except NotebookError:
+        return None
+    return frozenset(" ".join(line.split()) for _, code in cells for line in code.splitlines())
 
 
 def bounded_total(result):

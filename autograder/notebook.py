@@ -202,3 +202,33 @@ def scan_imports(cells, forbidden, labels=None) -> list:
                 if name.split(".")[0] in forbidden:
                     flags.append(f"forbidden import: {name.split('.')[0]} ({where})")
     return list(dict.fromkeys(flags))
+
+
+def scan_library_use(cells, names, provided, labels=None) -> list:
+    """Flags for the student's own code using dp's version of what the assignment asks them to
+    write: an attribute `names` (dp.Adam, dp.optim.Adam, x.conv1d, self.Dropout_Layer) or a
+    name imported from dp, on a line that is not a line of the exercise (`provided`: its
+    lines, whitespace aside; the exercise itself may use them, to compare). A hint for the
+    instructor, as the import flags are: code can reach the same through getattr."""
+    names, flags = set(names), []
+    if not names:
+        return flags
+    for number, code in cells:
+        where = (labels or {}).get(number, f"cell {number}")
+        try:
+            tree = ast.parse(code)
+        except UNPARSABLE:
+            continue                     # scan_imports says so
+        lines = code.splitlines()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in names:
+                used = [node.attr]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "dp":
+                used = [a.name for a in node.names if a.name in names]
+            else:
+                continue
+            line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+            if " ".join(line.split()) not in provided:
+                flags += [f"uses dp's own {name} ({where}), which this assignment asks students "
+                          f"to write" for name in used]
+    return list(dict.fromkeys(flags))

@@ -9,8 +9,8 @@ from autograder.judge import run_checks
 from autograder.references import optimizers as reference
 from autograder.selfcheck import LocalSubmission
 from tests.grading import (COURSE, assert_earns_nothing, assert_full_marks, exercise_path,
-                           explain, grade_notebook, grade_source, load_checks, notebook_fixture,
-                           solution_source)
+                           explain, full_marks, grade_notebook, grade_source, load_checks, mutate,
+                           notebook_fixture, points, solution_source)
 
 A = "06_optimizers"
 RULES = ("momentum_update", "rmsprop_update", "adam_update")
@@ -302,3 +302,39 @@ def test_equivalent_forms_pass_the_checks():
             results = run_checks(LocalSubmission(namespace, assignment), assignment, seed,
                                  public=public, tasks=list(RULES))
             assert all(r["status"] == "passed" for r in results), (namespace, results)
+
+
+# -- the race behind the loss curves: the notebook's, replayed by the grader ------------------------
+def test_the_race_of_correct_forms_stays_far_within_the_checks_tolerance(notebook):
+    """The notebook's paths are the references' race to the last digit; every equivalent form of
+    each rule runs the race within a hundredth of RACE_RTOL of it (measured: 3.4e-7 at most,
+    RMSProp's lerp form at step 236)."""
+    start = np.array(checks.RACE_START)
+    for name, (rule, hyper) in checks.RACE.items():
+        expected = reference.race(rule, hyper, start, checks.RACE_STEPS)
+        assert np.array_equal(notebook["paths"][name], expected), name
+        for form in FORMS.get(rule, []):
+            path = notebook["optimise"](form, start, checks.RACE_STEPS, **hyper)
+            assert np.max(np.abs(path - expected)) < checks.RACE_RTOL / 100, (name, form.__name__)
+
+
+@pytest.mark.parametrize("experiment, says", [
+    # the red team's fake06: one point per optimizer, plotted as it is
+    ("paths = {name: np.zeros((1, 2)) for name in SETTINGS}",
+     "paths['sgd'] has shape (1, 2), expected (1001, 2)"),
+    ('paths["sgd"] = optimise(sgd_update, START, STEPS, lr=2e-3)',
+     "paths['sgd'][1] is [-0.7688, 1.176], but sgd(lr=0.001) from (-1.2, 1.0) on rosenbrock "
+     "is at [-0.9844, 1.088] at step 1"),
+    ('paths["adam"] = optimise(adam_update, START + 0.5, STEPS, **SETTINGS["adam"][1])',
+     "paths['adam'][0] is [-0.7, 1.5], but adam_update("),
+    ('paths["momentum"] = paths["momentum"][::-1].copy()', "paths['momentum'][0] is "),
+])
+def test_a_plot_of_another_race_loses_the_loss_curves(tmp_path, experiment, says):
+    """The lines are the losses along `paths`, but `paths` is not the notebook's race: the plot
+    earns nothing, and the message says where the race differs."""
+    source = mutate(solution_source(A), "fig, ax = plt.subplots(figsize=(7, 4))",
+                    experiment + "\nfig, ax = plt.subplots(figsize=(7, 4))")
+    result = grade_source(source, A, tmp_path)
+    assert points(result) == {**full_marks(A), "loss_curves": 0.0}, explain(result)
+    [task] = [t for t in result["tasks"] if t["id"] == "loss_curves"]
+    assert says in task["message"], explain(result)

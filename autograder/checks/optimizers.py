@@ -11,7 +11,9 @@ the rule from the textbook's path at that step, whichever is larger: RMSProp's p
 near the minimum, where correct forms drift apart by up to 1e-4 (measured in
 tests/test_nb06_optimizers.py), while the known mistakes stay more than a thousand tolerances
 away. The loss curves must show the losses along the notebook's own paths, recomputed here, so
-that a wrong update rule costs its own task and not the plot.
+that a wrong update rule costs its own task and not the plot; and `paths` must be the notebook's
+race (RACE: its start, steps and hyperparameters): the grader replays it with the references and
+compares every point, for each optimizer whose rule is right (a wrong rule costs its own task).
 """
 import numpy as np
 import pytest
@@ -25,6 +27,14 @@ RTOL = 1e-8            # where no rounding is amplified, equivalent forms agree 
 DRIFT_FACTOR = 1000    # equivalent forms measured within 0.1 tolerance, mistakes 7,000+ beyond
 LOSS_NAMES = ("sgd", "momentum", "rmsprop", "adam")
 RULES = ("momentum_update", "rmsprop_update", "adam_update")     # each rule is the task of its name
+# The notebook's race: every optimizer from RACE_START for RACE_STEPS steps, {name: (rule, its
+# hyperparameters)}. Correct forms of the rules drift from the textbook's race by at most 3.4e-7
+# (tests/test_nb06_optimizers.py); RACE_RTOL, on every coordinate of every point, is 300 times that.
+RACE_START, RACE_STEPS, RACE_RTOL = (-1.2, 1.0), 1000, 1e-4
+RACE = {"sgd": ("sgd", {"lr": 1e-3}),
+        "momentum": ("momentum_update", {"lr": 1e-2, "beta": 0.9}),
+        "rmsprop": ("rmsprop_update", {"lr": 1e-2, "beta": 0.9, "eps": 1e-8}),
+        "adam": ("adam_update", {"lr": 0.1, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8})}
 
 
 def _rules():
@@ -203,6 +213,46 @@ def test_loss_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
         f"the losses range over several orders of magnitude")
     assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
         "label both axes of the loss plot (ax.set_xlabel, ax.set_ylabel): the step, and the loss")
+
+
+def _rule_is_right(submission, rule, rng, public) -> bool:
+    """Whether the student's `rule` gives the textbook's paths from two starts on a quadratic
+    (as its own task checks it), leaving theta and g unchanged."""
+    problem = quadratic(rng, public)
+    hyper = hyperparameters(rule, rng, problem["cond"])
+    starts, n_steps = [start(rng, problem), start(rng, problem)], steps(rng, public)
+    reply = submission.probe("run", rule=rule, hyperparameters=hyper, A=problem["A"],
+                             c=problem["c"], starts=starts, steps=n_steps)
+    if reply["problem"] is not None or reply["changed_theta"] or reply["changed_g"]:
+        return False
+    expected = ref.paths(rule, hyper, problem["A"], problem["c"], starts, n_steps)
+    tolerances = _tolerances(rule, hyper, problem, starts, n_steps)
+    return all(_within(got, right, tolerance)
+               for got, right, tolerance in zip(reply["paths"], expected, tolerances))
+
+
+@pytest.mark.task("loss_curves")
+def test_paths_are_the_notebooks_race(submission, rng, public, metrics):
+    found = submission.probe("loss_plot")["paths"]
+    assert found is not None, "`paths` must be a dict from the optimizers' names to their paths"
+    keep = "leave `paths` as the notebook's race makes it"
+    for name, (rule, hyper) in RACE.items():
+        assert name in found, f"paths has no entry {name!r}; it has {sorted(found)}"
+        path = found[name]
+        assert path.shape == (RACE_STEPS + 1, 2), (
+            f"paths[{name!r}] has shape {path.shape}, expected ({RACE_STEPS + 1}, 2): the start "
+            f"{RACE_START} and the {RACE_STEPS} steps after it; {keep}")
+        if rule != "sgd" and not _rule_is_right(submission, rule, rng, public):
+            continue        # its own task fails; the plot shows the notebook's path of that rule
+        expected = ref.race(rule, hyper, np.array(RACE_START), RACE_STEPS)
+        close = np.isclose(path, expected, rtol=RACE_RTOL, atol=RACE_RTOL, equal_nan=True).all(axis=1)
+        metrics[f"{name}_race_max_abs_error"] = float(np.nanmax(np.abs(path - expected)))
+        t = int(np.argmin(close))
+        settings = ", ".join(f"{k}={v:g}" for k, v in hyper.items())
+        assert close.all(), (
+            f"paths[{name!r}][{t}] is {np.round(path[t], 6).tolist()}, but {rule}({settings}) "
+            f"from {RACE_START} on rosenbrock is at {np.round(expected[t], 6).tolist()} at step "
+            f"{t}; {keep}")
 
 
 @pytest.mark.task("loss_curves")

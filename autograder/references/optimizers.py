@@ -46,6 +46,28 @@ def adam(theta, g, state, t, lr, beta1, beta2, eps):
 RULES = {"momentum_update": momentum, "rmsprop_update": rmsprop, "adam_update": adam}
 
 
+def sgd(theta, g, state, t, lr):
+    return theta - lr * g
+
+
+def rosenbrock_gradient(theta):
+    """The gradient of f(x, y) = (1 - x)^2 + 100 (y - x^2)^2 at theta = (x, y)."""
+    x, y = theta[..., 0], theta[..., 1]
+    return np.stack([-2 * (1 - x) - 400 * x * (y - x ** 2), 200 * (y - x ** 2)], axis=-1)
+
+
+def race(rule: str, hyper: dict, start, n_steps: int) -> np.ndarray:
+    """The path (n_steps + 1, 2) of the textbook `rule` ("sgd" or a key of RULES) with `hyper` on
+    Rosenbrock's function from `start`, with a fresh state: the notebook's race."""
+    update = sgd if rule == "sgd" else RULES[rule]
+    theta, state = np.array(start, dtype=float), {}
+    path = [theta]
+    for t in range(1, n_steps + 1):
+        theta = update(theta, rosenbrock_gradient(theta), state, t, **hyper)
+        path.append(theta)
+    return np.array(path)
+
+
 def _paths(update, A, c, starts, n_steps) -> list:
     """The paths of update(theta, g, state, t) on f(theta) = 1/2 (theta - c)^T A (theta - c),
     whose gradient is A (theta - c): from each start, each parameter with its own state, all
