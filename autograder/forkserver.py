@@ -108,13 +108,20 @@ class ForkedChild:
         if self._status_r is not None:
             self._zygote.kill(self.pid)
 
-    def release(self):
+    def release(self) -> dict:
+        """Let the zygote reap it, once it has killed what is left of it and made sure nothing
+        is (see autograder.zygote). Returns the zygote's answer: "running" if the submission
+        still ran when it was killed, "strays" the processes killed besides, outside its
+        namespace (none should be); {} if the zygote did not answer (it is then stopped, and
+        takes everything in its namespace along)."""
+        answer = {}
         if self._status_r is not None:
             os.close(self._status_r)
             self._status_r = None
-            self._zygote.release(self.pid)
-            if self._zygote.single_use:
+            answer = self._zygote.release(self.pid)
+            if self._zygote.single_use or not answer.get("gone"):
                 self._zygote.stop()
+        return answer
 
 
 class Zygote:
@@ -232,8 +239,14 @@ class Zygote:
     def kill(self, pid):
         self._tell({"kill": pid})
 
-    def release(self, pid):
-        self._tell({"release": pid})
+    def release(self, pid) -> dict:
+        with self.lock:
+            try:
+                self.control.send(json.dumps({"release": pid}).encode())
+                answer = self._receive(REPLY_TIMEOUT)
+            except (OSError, ValueError):
+                return {}
+        return answer if isinstance(answer, dict) and answer.get("released") == pid else {}
 
     def stop(self):
         """Close the control socket: the zygote kills what it started, cleans up and exits."""

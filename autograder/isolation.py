@@ -139,7 +139,7 @@ def _prctl(option, value):
     _call("prctl", option, ctypes.c_ulong(value), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
-def enclose(limits, work="/work", tmp_size="16m"):
+def enclose(limits, work="/work", tmp_size="16m", report=None):
     """In a child of a sealed zygote (autograder.seal), before any student code: new user,
     PID, mount, IPC, network and UTS namespaces of its own, so that it sees neither the zygote
     nor other submissions; a fresh tmpfs of `limits.max_file_size` at `work` and small ones at
@@ -148,7 +148,10 @@ def enclose(limits, work="/work", tmp_size="16m"):
     The calling process stays in the zygote's PID namespace, waits for the submission, and ends
     as it ends (status and signal): it is what the zygote reports on and kills. This returns in
     the submission process, the first of its PID namespace: when it ends, the kernel kills every
-    process it started, and it dies with the waiting process (PR_SET_PDEATHSIG)."""
+    process it started, and it dies with the waiting process (PR_SET_PDEATHSIG, which the
+    submission can clear: the zygote kills it by its pid, which the waiting process writes to
+    `report` as the zygote's namespace numbers it, before any code of the submission runs; the
+    caller closes `report` in the submission before its code runs)."""
     uid, gid = os.getuid(), os.getgid()
     _call("unshare", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS)
     for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
@@ -156,7 +159,7 @@ def enclose(limits, work="/work", tmp_size="16m"):
             f.write(text)
     pid = os.fork()
     if pid:
-        _wait_and_end_as(pid)
+        _wait_and_end_as(pid, report)
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.setsid()          # a group of its own: kill(0, ...) cannot reach the waiting process
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -172,9 +175,16 @@ def enclose(limits, work="/work", tmp_size="16m"):
     seccomp.install(load_libc())
 
 
-def _wait_and_end_as(pid):
-    """In the waiting process: close everything (the submission's channels must see end of
-    file when the submission ends), wait, then end with the submission's status or signal."""
+def _wait_and_end_as(pid, report=None):
+    """In the waiting process: tell the zygote the submission's pid (on `report`, 4 bytes: the
+    submission cannot forge it, none of its code has run yet), close everything (the
+    submission's channels must see end of file when the submission ends), wait, then end with
+    the submission's status or signal."""
+    if report is not None:
+        try:
+            os.write(report, pid.to_bytes(4, "big"))
+        except OSError:
+            pass
     os.closerange(3, 65536)
     while True:
         try:

@@ -35,6 +35,11 @@ EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest i
 # Unsealed (--no-isolation) only, where the Python guards are all there is: what the submission
 # may not read (reference solutions, also in git history and the tests' mutants, the course file).
 HIDDEN = [ROOT / "solutions", ROOT / "tests", ROOT / ".git", ROOT / "course.toml"]
+# Said at the end of its output (what its result keeps) when the grader had to kill a submission
+# that had been told to stop: its processes would otherwise have outlived its sandbox.
+LEFTOVERS = ("\n[autograder] the submission's processes were still running after it was told to "
+             "stop; they were all killed (its whole PID namespace) when its sandbox closed\n")
+STRAYS = "[autograder] {} more processes left in the sandbox were killed when it closed\n"
 
 
 def child_environment(workdir, sealed=True) -> dict:
@@ -64,6 +69,7 @@ class Sandbox:
         self.broken = None   # the error that ended the conversation, repeated to later probes
         self.lost = None     # why its end was not its own doing, if so: grade it again
         self._killing = False
+        self.leftovers = ""  # what the grader says at the end of its output (LEFTOVERS)
         self.report = {}
         self.captured_output = ""
         # Sealed, the submission's folder is a tmpfs of its own that the grader never opens.
@@ -195,21 +201,28 @@ class Sandbox:
 
     def close(self) -> None:
         if self.process is not None:
+            stopped = False             # told to stop, as every submission is at its end
             if self.broken is None:
                 try:
                     protocol.send(self._request_w, {"stop": True}, timeout=0.1)
+                    stopped = True
                     self.process.wait(timeout=0.5)
                 except (OSError, TimeoutError, subprocess.TimeoutExpired):
                     pass
             self._kill()
             self.process.wait()
-            self.process.release()
+            # Its zygote kills its whole PID namespace and checks that nothing of it is left
+            # before it forks the next submission (autograder.zygote).
+            released = self.process.release()
+            self.leftovers = LEFTOVERS if stopped and released.get("running") else ""
+            if released.get("strays"):
+                self.leftovers += STRAYS.format(released["strays"])
             for fd in (self._request_w, self._reply_r):
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-            self.captured_output = self.output()
+            self.captured_output = self.output() + self.leftovers
             self._stdout.close()
             self.process = None
         if self._workdir is not None:

@@ -194,3 +194,150 @@ def test_a_zygote_ends_with_its_grader_and_takes_its_submissions_along(tmp_path)
         time.sleep(0.05)
     assert all(map(_gone, everything)), [p for p in everything if not _gone(p)]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("autograder-zygote-")]
+
+
+# -- nothing of a submission outlives its sandbox (red team A1) --------------------------------
+UNPRIVILEGED = 60999          # the unprivileged grader's uid, as in tests/test_hostile.py
+
+
+def linger_cell(name: str) -> str:
+    """A cell that leaves processes named `name` behind: sleeping daemons started while the
+    notebook runs, and, once the submission is told to stop, a first process that does not end
+    and busy ones. Each clears its PR_SET_PDEATHSIG, double-forks and starts a session of its
+    own (ctypes: the guards' os.fork would refuse)."""
+    return f"""import ctypes, sys, time
+libc = ctypes.CDLL(None)
+def _stay(busy):
+    libc.prctl(15, b"{name}")
+    while True:
+        if not busy:
+            time.sleep(1)
+def _daemon(busy):
+    if libc.fork() == 0:
+        libc.setsid()
+        libc.prctl(1, 0, 0, 0, 0)
+        if libc.fork() == 0:
+            _stay(busy)
+        libc._exit(0)
+def _linger(code):
+    libc.prctl(1, 0, 0, 0, 0)
+    for _ in range(3):
+        _daemon(True)
+    _stay(True)
+_daemon(False)
+_daemon(False)
+sys.modules["autograder.runner"]._exit = _linger
+"""
+
+
+def _named(name) -> list:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == name:
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def _in_namespace(ns) -> list:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "ns" / "pid") == ns:
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def linger_scenario(name) -> dict:
+    """A lingering submission, then the next one, graded by the same zygote: which processes
+    exist while each runs and once the first has closed."""
+    seen = {}
+    sandbox = _sandbox(linger_cell(name), "x = 1")
+    with sandbox:
+        zygote, submission = _host_pids(sandbox)
+        sandbox.process_zygote = sandbox.process._zygote
+        ns = os.readlink(f"/proc/{submission}/ns/pid")
+        time.sleep(0.5)                     # the daemons have named themselves
+        seen["during"] = _named(name)
+        seen["errors"] = sandbox.report["errors"]
+    seen["after"] = _named(name)
+    seen["namespace_after"] = _in_namespace(ns)
+    seen["output"] = sandbox.captured_output
+    with _sandbox("x = 2") as following:
+        seen["same_zygote"] = following.process._zygote is sandbox.process_zygote
+        seen["next"] = _named(name)
+        seen["next_errors"] = following.report["errors"]
+        # below the zygote: the next submission's waiting process and itself, nothing else
+        seen["next_tree"] = [Path(f"/proc/{p}/stat").read_text()[:60] for p in _descendants(zygote)]
+    return seen
+
+
+@pytest.mark.parametrize("mode", ["root", "unprivileged"] if os.geteuid() == 0 else ["unprivileged"])
+def test_nothing_of_a_submission_outlives_its_sandbox(mode, tmp_path):
+    """A submission that clears PR_SET_PDEATHSIG, double-forks, starts sessions of its own and
+    leaves busy processes behind: once its sandbox has closed, no process of it (of its PID
+    namespace) exists; the next submission from the same zygote runs alongside nothing of it,
+    and the result says that they had to be killed."""
+    from autograder import isolation, seal
+    if seal.unavailable() is not None:
+        pytest.skip(f"no sealed sandbox here: {seal.unavailable()}")
+    name = f"lng{os.getpid()}{mode[0]}"[:15]
+    if mode == "root":
+        seen = linger_scenario(name)
+    else:
+        code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r})\n"
+                "from tests.test_zygote import linger_scenario\n"
+                f"print(json.dumps(linger_scenario({name!r})))\n")
+        extra = {}
+        if os.geteuid() == 0:
+            os.chown(tmp_path, UNPRIVILEGED, UNPRIVILEGED)
+            extra["preexec_fn"] = isolation.run_as(UNPRIVILEGED, [sys.prefix, sys.base_prefix,
+                                                                  str(ROOT), str(tmp_path)])
+        run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "TMPDIR": str(tmp_path),
+                                               "HOME": str(tmp_path)}, **extra)
+        assert run.returncode == 0, run.stderr[-3000:]
+        seen = json.loads(run.stdout.splitlines()[-1])
+    assert seen["errors"] == [] and seen["next_errors"] == []
+    assert len(seen["during"]) >= 2, seen          # the sleeping daemons, in their own sessions
+    assert seen["after"] == [] and seen["namespace_after"] == [], seen
+    assert "were still running after it was told to stop" in seen["output"]
+    assert seen["same_zygote"], seen
+    assert seen["next"] == [] and len(seen["next_tree"]) == 2, seen
+    assert _named(name) == []
+
+
+# -- no open file description is shared between submissions (red team A7) ----------------------
+OFFSETS = """import os, stat
+for fd in range(3, 1024):
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            {move}
+            print("OFFSET", fd, os.lseek(fd, 0, os.SEEK_CUR))
+    except OSError:
+        pass
+"""
+
+
+def _offsets(move="pass") -> dict:
+    with _sandbox(OFFSETS.format(move=move)) as sandbox:
+        assert sandbox.report["errors"] == []
+    return {int(fd): int(offset) for _, fd, offset in
+            (line.split() for line in sandbox.captured_output.splitlines() if line.startswith("OFFSET "))}
+
+
+def test_a_file_offset_carries_nothing_to_the_next_submission():
+    """Each file a child inherits open from the zygote (matplotlib's fonts) has an open file
+    description of its own: a submission that moves the offset of every one of them changes
+    nothing that the next submission sees."""
+    before = _offsets()
+    moved = _offsets("os.lseek(fd, 4099 * fd + 7, os.SEEK_SET)")
+    after = _offsets()
+    assert before, "no file inherited open: nothing tested"
+    assert moved == {fd: 4099 * fd + 7 for fd in before} and moved != before
+    assert after == before
