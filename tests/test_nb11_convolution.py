@@ -230,3 +230,74 @@ def test_correct_code_written_otherwise_passes_on_hidden_seeds(solved, seed):
     metrics = {r["id"]: r["metrics"] for r in results}
     assert metrics["histogram_classifier"]["accuracy"] >= 0.993, metrics
     assert metrics["histogram_classifier"]["accuracy_of_the_trained_parameters"] >= 0.993, metrics
+
+
+# -- the attack's steps follow the gradient ---------------------------------------------------------
+def straight_line_attack(x_train):
+    """The red team's lazy11: an attack without the gradient, in steps of `rate` per bin on the
+    straight line from x0 to the histogram of x_train with the largest f, until f > 0."""
+    def adversarial(net, x0, rate=0.002):
+        with dp.no_grad():
+            def f(x):
+                return np.ravel(net.forward(np.atleast_2d(x)).value)
+            target = x_train[np.argmax(f(x_train))]
+            n = int(np.ceil(np.abs(target - x0).max() / rate))
+            path = [x0]
+            for i in range(1, n + 1):
+                path.append(x0 + i / n * (target - x0))
+                if f(path[-1])[0] > 0:
+                    break
+        return np.array(path)
+    return adversarial
+
+
+def test_steps_fit_the_gradient_for_ascent_written_otherwise_and_not_for_a_straight_line(solved):
+    """Over 30 attacks on hidden histograms: the fit of every step of the solution's and of the
+    plain-steps form leaves less than 1e-6 of STEP_RESIDUAL; of every straight line, some step
+    leaves more than 100 times it."""
+    params = solved["net"].get_param()
+    worst = {"adversarial": 0.0, "plain": 0.0, "straight line": np.inf}
+    for seed in range(10):
+        candidates, labels = checks.histograms(64, np.random.default_rng(500 + seed))
+        for i in checks._targets(reference.classifier_f(params, candidates), labels)[:3]:
+            for name, attack in [("adversarial", solved["adversarial"]),
+                                 ("plain", adversarial_by_plain_steps),
+                                 ("straight line", straight_line_attack(solved["x_train"]))]:
+                path = np.array(attack(solved["net"], candidates[i].copy()))
+                judged = checks.step_residuals(
+                    path, reference.classifier_gradient(params, path[:-1]))
+                largest = max(residual for _, residual, _ in judged)
+                if name == "straight line":
+                    worst[name] = min(worst[name], largest)
+                else:
+                    worst[name] = max(worst[name], largest)
+                    assert all(b > 0 for _, _, b in judged), name
+    assert worst["adversarial"] < checks.STEP_RESIDUAL * 1e-6, worst
+    assert worst["plain"] < checks.STEP_RESIDUAL * 1e-6, worst
+    assert worst["straight line"] > checks.STEP_RESIDUAL * 100, worst
+
+
+@pytest.mark.parametrize("public", [False, True], ids=["graded", "self-check"])
+def test_an_attack_in_a_straight_line_to_a_training_histogram_fails(solved, public):
+    """The red team's lazy11, graded and self-checked: f rises to > 0 in small steps, but no step
+    follows the gradient."""
+    assignment = COURSE.assignment(ASSIGNMENT)
+    for attack, passes in [(adversarial_by_plain_steps, True),
+                           (straight_line_attack(solved["x_train"]), False)]:
+        namespace = {**solved, "adversarial": attack}
+        with threadpool_limits(1):
+            [result] = run_checks(LocalSubmission(namespace, assignment), assignment, seed=77,
+                                  public=public, tasks=["adversarial_input"])
+        assert (result["status"] == "passed") == passes, (passes, result["message"])
+        if not passes:
+            assert "does not follow the gradient of f" in result["message"], result["message"]
+
+
+def test_the_red_teams_lazy_attack_graded_from_the_solution_loses_the_attack_only(tmp_path):
+    source = mutate(solution_source(ASSIGNMENT),
+                    'gradient = f.sum().grad(1)["x"][0]\n        direction = gradient - gradient.mean()',
+                    "direction = x_train[np.argmax(f_of(x_train))] - x")
+    result = grade_source(source, ASSIGNMENT, tmp_path)
+    assert points(result) == {**FULL, "adversarial_input": 0}, explain(result)
+    [task] = [t for t in result["tasks"] if t["id"] == "adversarial_input"]
+    assert "does not follow the gradient of f" in task["message"], explain(result)

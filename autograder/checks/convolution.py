@@ -274,6 +274,15 @@ def _targets(f, labels) -> list:
 
 
 MAX_STEP = 0.05   # the most a bin may change in one step of the attack
+# A step of gradient ascent, clipped and renormalised, leaves every bin that stays above 0 at
+# x_{t+1,i} = a x_{t,i} + b d_i + c, with d = grad_x f(x_t) - its mean, b > 0 (a = 1 / the sum, c = 0
+# for the notebook's rule; c != 0 for a step along the raw gradient). The least-squares fit of
+# those bins leaves a residual, relative to the step, of at most 2e-11 for the solution and for
+# steps along the raw gradient; 0.32 or more at some step of every path that walks in a straight
+# line to a histogram of class 1 (measured on 90 attacks, tests/test_nb11_convolution.py).
+STEP_RESIDUAL = 1e-3
+FREE_BINS = 4     # a step is judged where at least this many bins stay above 0 (3 coefficients)
+FD_STEP = 1e-6    # the self-check's central differences of net.forward (see _input_gradients)
 
 
 def _path(out, x0) -> np.ndarray:
@@ -302,6 +311,52 @@ def _path(out, x0) -> np.ndarray:
         f"from x_{large[0]} to x_{large[0] + 1} a bin changes by {steps[large[0]]:.3f}; take small "
         f"steps (at most {MAX_STEP} per bin)")
     return path
+
+
+def _input_gradients(submission, params, x, public) -> np.ndarray:
+    """grad_x f (n, 16) at the histograms x (n, 16): when grading, the grader's own backward pass
+    (references.classifier_gradient, on net's parameters); in the self-check, which cannot have
+    it (see `_f`), central differences of f as net.forward gives it."""
+    if not public:
+        return ref.classifier_gradient(params, x)
+    shifts = FD_STEP * np.eye(BINS)
+    points = np.concatenate([x[:, None, :] + shifts, x[:, None, :] - shifts]).reshape(-1, BINS)
+    f = _yours(submission.probe("model", histograms=points)["f"], len(points)).reshape(2, len(x), BINS)
+    return (f[0] - f[1]) / (2 * FD_STEP)
+
+
+def step_residuals(path, gradients) -> list:
+    """[(t, relative residual, b)] of each step x_t -> x_{t+1} of `path` judged (FREE_BINS bins
+    or more above 0 after it): the least-squares fit x_{t+1,i} = a x_{t,i} + b d_i + c over those
+    bins, d = gradients[t] minus its mean."""
+    judged = []
+    for t, (x, after, gradient) in enumerate(zip(path[:-1], path[1:], gradients)):
+        free = after > 0
+        if free.sum() < FREE_BINS or np.array_equal(x[free], after[free]):
+            continue
+        basis = np.stack([x[free], (gradient - gradient.mean())[free], np.ones(free.sum())], axis=1)
+        coefficients, *_ = np.linalg.lstsq(basis, after[free], rcond=None)
+        residual = np.linalg.norm(basis @ coefficients - after[free]) / np.linalg.norm(after[free] - x[free])
+        judged.append((t, float(residual), float(coefficients[1])))
+    return judged
+
+
+def _assert_steps_follow_the_gradient(submission, params, path, public, metrics) -> None:
+    judged = step_residuals(path, _input_gradients(submission, params, path[:-1], public))
+    if not judged:
+        return
+    worst = max(judged, key=lambda j: j[1])
+    metrics["max_step_residual"] = max(worst[1], metrics.get("max_step_residual", 0.0))
+    t, residual, _ = worst
+    assert residual < STEP_RESIDUAL, (
+        f"the step from x_{t} to x_{t + 1} does not follow the gradient of f at x_{t}: the bins that "
+        f"stay above 0 are not x_{t} plus a multiple of grad f minus its mean (then renormalised): "
+        f"{residual:.2g} of the step is in another direction; take each step along grad f at the "
+        f"current x (x + eps * d / max |d|, clip at 0, renormalise)")
+    descending = [j for j in judged if j[2] <= 0]
+    assert not descending, (
+        f"the step from x_{descending[0][0]} to x_{descending[0][0] + 1} goes against the gradient "
+        f"of f: ascend, x + eps * grad f")
 
 
 @pytest.mark.task("adversarial_input")
@@ -341,3 +396,4 @@ def test_gradient_ascent_turns_a_rejected_histogram_into_class_1(submission, rng
         assert not accepted.size, (
             f"x_{accepted[0]} already has f = {f_path[accepted[0]]:.3f} >= 0, yet the path goes on to "
             f"x_{T}: stop at the first histogram with f > 0")
+        _assert_steps_follow_the_gradient(submission, params, path, public, metrics)

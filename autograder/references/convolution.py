@@ -106,7 +106,17 @@ def classifier_f(params, x) -> np.ndarray:
     out_b (1, 1), their shapes checked before the call), and, for the attack, on the student's
     path. No public case can hold it for every student, so the checks call it when grading only;
     the self-check uses f as the student's net.forward gives it."""
-    x = Node(np.asarray(x, dtype=float))
+    return _classifier(params, Node(np.asarray(x, dtype=float))).value[:, 0]
+
+
+def classifier_gradient(params, x) -> np.ndarray:
+    """The gradient of classifier_f with respect to each histogram of x, (n, 16): grading only,
+    like classifier_f (the attack's path, where it is taken, is the student's)."""
+    return _classifier(params, Node(np.asarray(x, dtype=float), "x")).sum().grad(1)["x"]
+
+
+def _classifier(params, x: Node) -> Node:
+    """f (n, 1) of HistogramNet with `params` for the histograms x, a Node."""
     pooled = [x.conv1d(params[k]).maxpool1d(2) for k in ("k1", "k2", "k3")]
     hidden = (dp.concatenate(pooled, axis=1) @ params["hidden_W"] + params["hidden_b"]).tanh()
-    return (hidden @ params["out_W"] + params["out_b"]).value[:, 0]
+    return hidden @ params["out_W"] + params["out_b"]
