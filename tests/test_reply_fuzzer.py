@@ -20,6 +20,9 @@ import functools
 import importlib
 import json
 import os
+import struct
+import subprocess
+import sys
 import tempfile
 import zlib
 from collections import Counter
@@ -35,7 +38,8 @@ from autograder import protocol
 from autograder.judge import run_checks
 from autograder.probes.schema import Either, Hint, Items, Record, Table
 from autograder.replies import MalformedReply, spec_of, validate
-from tests.grading import COURSE, explain, full_marks, grade_source, points, solution_source
+from tests.grading import (COURSE, ROOT, explain, full_marks, grade_source, points,
+                           solution_source)
 
 ASSIGNMENTS = [a.id for a in COURSE.assignments]
 SESSIONS = 5            # replays per assignment (each one mutates one reply of every check)
@@ -452,3 +456,81 @@ def test_06_a_notebook_that_forges_every_reply_earns_nothing(tmp_path):
     result = grade_source(FORGED_06, "06_optimizers", tmp_path)
     assert points(result) == dict.fromkeys(full_marks("06_optimizers"), 0.0), explain(result)
     assert all(t["message"].startswith("reply to probe") for t in result["tasks"]), explain(result)
+
+
+# -- replies that expand in memory -------------------------------------------------------------------
+def items(reply) -> int:
+    """The items of the message that carries `reply` (protocol.count_items, exactly)."""
+    return protocol.count_items(protocol.dumps({"ok": True, "result": reply})[8:], limit=-1)
+
+
+@pytest.mark.parametrize("assignment_id", ASSIGNMENTS)
+def test_genuine_replies_have_a_hundredth_of_the_items_allowed(assignment_id):
+    """protocol.MAX_ITEMS keeps a margin of 100 over every reply of the solutions (the largest,
+    03's train, has 1,057 items)."""
+    calls = recording(assignment_id)["calls"]
+    largest = max(calls, key=lambda c: items(c["reply"]))
+    assert items(largest["reply"]) <= protocol.MAX_ITEMS // 100, largest["name"]
+
+
+def test_items_are_counted_outside_strings_exactly():
+    """count_items is exact (no limit: the count that ignores strings' contents) on random
+    messages whose strings hold what would count outside them: , { [ quotes and backslashes."""
+    rng = np.random.default_rng(7)
+
+    def text():
+        return "".join(rng.choice(list('ab,{[]}"\\é\n'), size=rng.integers(8)))
+
+    def value(depth=0):
+        kind = rng.integers(5 if depth < 4 else 3)
+        return [lambda: float(rng.normal()), text, lambda: np.arange(rng.integers(3), dtype=float),
+                lambda: [value(depth + 1) for _ in range(rng.integers(4))],
+                lambda: {text(): value(depth + 1) for _ in range(rng.integers(4))}][kind]()
+
+    def expected(v):        # a container, and a comma between each two of its values
+        if isinstance(v, (list, dict)):
+            values = list(v.values() if isinstance(v, dict) else v)
+            return 1 + max(len(values) - 1, 0) + sum(map(expected, values))
+        return 0
+
+    for _ in range(3000):
+        message = protocol.encode(value())
+        body = json.dumps(message, ensure_ascii=bool(rng.integers(2))).encode()
+        assert protocol.count_items(body, limit=-1) == expected(message), body
+    commas = json.dumps({"text": "," * 10_000_000}).encode()       # one long string: one item
+    assert protocol.count_items(commas) == protocol.count_items(commas, limit=-1) == 1
+
+
+RECEIVER = """
+import json, re
+from autograder import protocol
+try:
+    protocol.receive(0, max_bytes=MAX_REPLY, timeout=120)
+    refused = None
+except protocol.ProtocolError as error:
+    refused = str(error)
+after = protocol.receive(0, max_bytes=MAX_REPLY, timeout=120)
+with open("/proc/self/status") as status:   # its own peak (ru_maxrss would count the parent's)
+    peak = int(re.search(r"VmHWM:\\s*(\\d+) kB", status.read())[1]) * 1024
+print(json.dumps({"refused": refused, "after": after, "peak": peak}))
+"""
+
+
+def test_a_reply_of_millions_of_tiny_items_is_refused_before_it_is_parsed():
+    """Red-team finding A5: 64 MiB of [{},{},...] (within max_reply) is 22 million dicts, which
+    json.loads and decode made 4.8 GB of in the grader. It is refused, with a message that says
+    why, before it is parsed: the receiving process stays well under 1 GB, and the channel in
+    step (the next message is read)."""
+    max_reply = COURSE.assignments[0].limits.max_reply
+    count = (max_reply - 2) // 3
+    body = b"[" + b"{}," * (count - 1) + b"{}]"
+    assert len(body) <= max_reply
+    receiver = subprocess.Popen([sys.executable, "-c", RECEIVER.replace("MAX_REPLY", str(max_reply))],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    output, _ = receiver.communicate(struct.pack(">Q", len(body)) + body +
+                                     protocol.dumps({"ok": True, "result": 1}), timeout=300)
+    report = json.loads(output)
+    assert report["refused"] == (f"the reply has {2 * count:,} items (lists, dicts and the "
+                                 f"values in them), more than the {protocol.MAX_ITEMS:,} allowed")
+    assert report["after"] == {"ok": True, "result": 1}
+    assert report["peak"] < 1 << 30, f"{report['peak'] / 2**20:.0f} MiB"
