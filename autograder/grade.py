@@ -201,6 +201,11 @@ def discover(paths, course, assignment=None) -> list:
 
 
 def grading_seed(course, student, assignment_id) -> int:
+    """The seed of the hidden inputs: with seed_policy "per-student", derived from the secret,
+    `student` and the assignment, so the same submission regraded gets the same inputs. Where a
+    student can resubmit and read each attempt's feedback (Gradescope, PrairieLearn), `student`
+    names the attempt too (platforms.gradescope.grading_key, platforms.prairielearn.grading_key):
+    expected values named in one attempt's feedback are of other inputs than the next one's."""
     if course.seed_policy == "fixed":
         return course.grading_seed
     secret = os.environ.get("AUTOGRADER_SECRET", str(course.grading_seed))

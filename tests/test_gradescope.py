@@ -5,6 +5,7 @@ results.json they write is validated against a JSON Schema written from Gradesco
 fields (autograder/platforms/schemas/gradescope-results.schema.json)."""
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -18,7 +19,8 @@ import pytest
 from autograder.grade import grading_seed
 from autograder.platforms import gradescope
 from tests.ecosystem import once_per_run
-from tests.grading import COURSE, ROOT, exercise_path, notebook_from_source, solution_source
+from tests.grading import (COURSE, ROOT, exercise_path, mutate, notebook_from_source,
+                           solution_source)
 
 ASSIGNMENT = "01_scalar_autodiff"
 SCHEMA = json.loads(
@@ -157,6 +159,84 @@ def test_the_student_is_told_from_the_submission_metadata():
     assert gradescope.student_of(group) == "ada@example.org+zoe@example.org"
     assert gradescope.student_of({"id": 9, "users": []}) == "submission-9"
     assert gradescope.student_of({}) == "student"
+
+
+def test_each_resubmission_has_a_seed_of_its_own_and_a_regrade_the_same(tmp_path):
+    """The seed is of the student and the submission's id: another on every resubmission, the
+    same for a regrade of the same submission (same id); without an id, of the notebook's bytes."""
+    def seed(metadata, folder=tmp_path):
+        return grading_seed(COURSE, gradescope.grading_key(metadata, folder), ASSIGNMENT)
+
+    first, second = dict(METADATA, id=1001), dict(METADATA, id=1002)
+    assert gradescope.grading_key(first, tmp_path) == "ada@example.org submission-1001"
+    assert seed(first) != seed(second)
+    assert seed(first) == seed(dict(first)) == seed(first, tmp_path / "elsewhere")
+    assert len({seed(dict(METADATA, id=n)) for n in range(100)}) == 100
+    assert seed({"id": 9, "users": []}) != seed({"id": 10, "users": []})
+    no_id = {"users": METADATA["users"]}
+    (tmp_path / "a.ipynb").write_text("{}")
+    before = seed(no_id)
+    assert seed(no_id) == before
+    (tmp_path / "a.ipynb").write_text("{} ")
+    assert seed(no_id) != before
+
+
+WRONG = ("    return (f(x + eps) - f(x - eps)) / (2 * eps)\n",
+         "    return (f(x + eps) - f(x)) / eps\n")           # a forward difference
+ORACLE = """
+# %%
+_TABLE = {table!r}
+
+
+def numerical_gradient(f, x, eps=1e-6):
+    for known, expected in _TABLE.items():
+        if abs(known - x) < 1e-6:
+            return expected                 # the grader's expected value, from earlier feedback
+    return (f(x + eps) - f(x)) / eps        # still a forward difference
+"""
+EXPECTED = re.compile(r"numerical_gradient\(\w+, x=([-\d.e]+)(?:, eps=[\d.e-]+)?\): "
+                      r"expected ([-\d.e]+)")
+
+
+def numerical_gradient_test(results) -> dict:
+    return next(t for t in results["tests"] if t["name"].endswith("(numerical_gradient)"))
+
+
+def asked(results) -> dict:
+    """{x: the expected value} that the feedback on numerical_gradient names."""
+    return {float(x): float(value)
+            for x, value in EXPECTED.findall(numerical_gradient_test(results)["output"])}
+
+
+def near(xs, ys) -> bool:
+    return any(abs(x - y) < 1e-6 for x in xs for y in ys)
+
+
+def test_a_lookup_table_of_one_attempts_expected_values_fails_the_next_attempt(container, tmp_path):
+    """Red-team finding A3: the feedback names expected values on the hidden inputs. Were the
+    inputs the same on every resubmission, a table of them, built over a few resubmissions,
+    would score full marks without a correct numerical_gradient (it did, by the 4th). Each
+    submission now has inputs of its own; a regrade of one keeps them."""
+    root = fake_root(tmp_path, container["archive"])       # a container of this test's own
+    source = mutate(solution_source(ASSIGNMENT), *WRONG)
+    wrong = notebook_from_source(source, tmp_path / "scalar_autodiff.ipynb")
+    run, first = submit(root, wrong, dict(METADATA, id=1001))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert asked(first) and numerical_gradient_test(first)["status"] == "failed"
+    run, regraded = submit(root, wrong, dict(METADATA, id=1001))     # the instructor regrades it
+    assert regraded["tests"] == first["tests"]
+    run, again = submit(root, wrong, dict(METADATA, id=1002))        # the same notebook resubmitted
+    assert asked(again) and not near(asked(again), asked(first))     # on other hidden inputs
+
+    table = {**asked(first), **asked(again)}
+    for attempt in range(2003, 2007):      # the red team's loop: each round's table from the last's
+        oracle = notebook_from_source(source + ORACLE.format(table=table),
+                                      tmp_path / "scalar_autodiff.ipynb")
+        run, results = submit(root, oracle, dict(METADATA, id=attempt))
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert numerical_gradient_test(results)["score"] == 0, f"attempt {attempt}"
+        assert asked(results) and not near(asked(results), table)     # nothing asked is tabled
+        table.update(asked(results))
 
 
 def test_a_task_measuring_accuracy_goes_on_the_leaderboard():

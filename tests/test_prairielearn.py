@@ -6,6 +6,7 @@ Schema written from PrairieLearn's documented fields
 (autograder/platforms/schemas/prairielearn-results.schema.json)."""
 import json
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -19,13 +20,24 @@ import pytest
 from autograder.grade import grading_seed
 from autograder.platforms import prairielearn
 from tests.ecosystem import once_per_run
-from tests.grading import COURSE, ROOT, notebook_from_source, solution_source
+from tests.grading import COURSE, ROOT, mutate, notebook_from_source, solution_source
+from tests.test_gradescope import EXPECTED, ORACLE, WRONG, near
 
 ASSIGNMENT = "01_scalar_autodiff"
 IMAGE = "example/dp-grader:1"
 SCHEMA = json.loads(
     (ROOT / "autograder/platforms/schemas/prairielearn-results.schema.json").read_text())
 DATA = {"params": {}, "correct_answers": {}, "submitted_answers": {}, "variant_seed": 8675309}
+
+
+def numerical_gradient_test(results) -> dict:
+    return next(t for t in results["tests"] if t["description"] == "numerical_gradient")
+
+
+def asked(results) -> dict:
+    """{x: the expected value} that the feedback on numerical_gradient names."""
+    return {float(x): float(value)
+            for x, value in EXPECTED.findall(numerical_gradient_test(results)["output"])}
 
 
 def validate(results):
@@ -103,9 +115,43 @@ def test_the_solution_scores_one_with_a_test_per_task_and_its_figure(solution):
 
 def test_the_seed_is_root_only_in_the_job_and_never_in_its_results(solution, course):
     run, results = solution
-    seeds = {COURSE.grading_seed, grading_seed(COURSE, "variant-8675309", ASSIGNMENT)}
+    key = re.search(r"variant-8675309 notebook-[0-9a-f]{16}", run.stdout)[0]   # the table's
+    seeds = {COURSE.grading_seed, grading_seed(COURSE, key, ASSIGNMENT),
+             grading_seed(COURSE, "variant-8675309", ASSIGNMENT)}
     assert not [s for s in seeds if str(s) in json.dumps(results) + run.stdout]
-    assert "variant-8675309" in run.stdout
+
+
+def test_each_notebook_submitted_has_a_seed_of_its_own_and_a_regrade_the_same(tmp_path):
+    """data.json names no submission: the seed is of the variant and the notebook's bytes."""
+    def seed(data=DATA):
+        return grading_seed(COURSE, prairielearn.grading_key(data, tmp_path), ASSIGNMENT)
+
+    notebook = tmp_path / "scalar_autodiff.ipynb"
+    notebook.write_text('{"cells": []}')
+    first = seed()
+    assert seed() == first                                           # a regrade
+    assert seed(dict(DATA, variant_seed=8675310)) != first           # another variant
+    notebook.write_text('{"cells": [] }')
+    assert seed() != first                                           # another attempt
+    notebook.write_text('{"cells": []}')
+    assert seed() == first
+
+
+def test_a_lookup_table_of_one_attempts_expected_values_fails_the_next_attempt(course, tmp_path):
+    """Red-team finding A3 on PrairieLearn: the expected values that one attempt's feedback
+    names are of inputs that the next attempt (another notebook) is not asked."""
+    source = mutate(solution_source(ASSIGNMENT), *WRONG)
+    wrong = notebook_from_source(source, tmp_path / "scalar_autodiff.ipynb")
+    _, first = grade_job(course, tmp_path / "first", [wrong])
+    _, regraded = grade_job(course, tmp_path / "regraded", [wrong])
+    assert regraded["tests"] == first["tests"]
+    table = asked(first)
+    assert table and numerical_gradient_test(first)["points"] == 0
+    oracle = notebook_from_source(source + ORACLE.format(table=table),
+                                  tmp_path / "scalar_autodiff.ipynb")
+    _, second = grade_job(course, tmp_path / "second", [oracle])
+    assert numerical_gradient_test(second)["points"] == 0
+    assert asked(second) and not near(asked(second), table)
 
 
 def test_the_job_makes_the_seed_root_only(tmp_path, course):

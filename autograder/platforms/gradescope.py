@@ -18,7 +18,10 @@ results.json holds scores, messages and metrics, never a seed.
 
 `run(ROOT, ASSIGNMENT)` is what run_autograder calls (ROOT: /autograder, or $DP_GRADESCOPE_ROOT
 for tests). The student is told from /autograder/submission_metadata.json (the e-mail addresses
-of the submitters), which makes the per-student seed the same on every resubmission.
+of the submitters), and so is the attempt (the submission's id): the hidden inputs are drawn from
+a seed of both (`grading_key`). A resubmission gets other hidden inputs, so the expected values
+that one attempt's feedback names say nothing about the next attempt's inputs (a lookup table
+built from them fails); a regrade of the same submission (same id) gets the same ones.
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from .. import late, report
 from ..course import load_course
 from . import (container_main, grade_folder, grader_modes, submitted_notebooks, summary,
                task_output, write_grader)
+from .prairielearn import notebooks_digest
 
 # The scripts' environment: DP_GRADESCOPE_ROOT (/autograder unless a test says otherwise),
 # DP_GRADESCOPE_PYTHON (the venv's python) and DP_GRADESCOPE_SKIP_INSTALL (setup.sh without apt
@@ -147,12 +151,30 @@ def extract(archive: Path, dest: Path) -> Path:
 
 def student_of(metadata: dict) -> str:
     """Who submitted: the submitters' e-mail addresses (a group: all of them, sorted), else the
-    submission's id; the per-student grading seed is derived from it."""
+    submission's id."""
     users = metadata.get("users") if isinstance(metadata.get("users"), list) else []
     emails = sorted(str(u.get("email")) for u in users if isinstance(u, dict) and u.get("email"))
     if emails:
         return "+".join(emails)
     return f"submission-{metadata['id']}" if metadata.get("id") is not None else "student"
+
+
+def attempt_of(metadata: dict, folder) -> str:
+    """Which attempt this is: Gradescope's id of the submission ("id": another for every
+    resubmission, the same when the instructor regrades it), else the SHA-256 of the notebooks
+    submitted (prairielearn.notebooks_digest)."""
+    if isinstance(metadata.get("id"), (int, str)) and str(metadata["id"]).strip():
+        return f"submission-{metadata['id']}"
+    return f"notebooks-{notebooks_digest(folder)[:16]}"
+
+
+def grading_key(metadata: dict, folder) -> str:
+    """What the grading seed is derived from, and the result's "student": who submitted and
+    which attempt (autograder.grade.grading_seed). A student who resubmits is graded on other
+    hidden inputs each time, so expected values learned from one attempt's feedback cannot be
+    replayed on the next; a regrade of the same submission gets the same inputs and score."""
+    student, attempt = student_of(metadata), attempt_of(metadata, folder)
+    return student if student == attempt else f"{student} {attempt}"
 
 
 def results_json(result: dict, seconds: float) -> dict:
@@ -189,7 +211,8 @@ def run(root, assignment_id: str) -> int:
         metadata = json.loads((root / "submission_metadata.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         metadata = {}
-    student = report.clean_text(student_of(metadata if isinstance(metadata, dict) else {}))
+    metadata = metadata if isinstance(metadata, dict) else {}
+    student = report.clean_text(grading_key(metadata, root / "submission"))
     try:
         result, _, seconds = grade_folder(root / "submission", assignment_id, student, course_path,
                                           protect=[root / "results", root / "source"])

@@ -17,13 +17,18 @@ writes /grade/results/results.json: `score` in [0, 1], `gradable`, `message`, `o
 `tests` (one per task: points, max_points, message, output) and `images` (the notebook's
 figures, as data URLs), within PrairieLearn's 1 MB.
 
-PrairieLearn tells the grader no student: the per-student grading seed is derived from the
-variant's seed (data.json `variant_seed`), so students with different variants get different
-hidden inputs, and a regrade the same ones.
+PrairieLearn tells the grader no student, nor which submission it grades (data.json holds the
+question's params, the submitted answers and the variant's seed, no submission id): the grading
+seed is derived from the variant's seed (data.json `variant_seed`) and the SHA-256 of the
+submitted notebook (`grading_key`). Students with different variants get different hidden
+inputs; a student who submits another notebook gets other hidden inputs, so the expected values
+that one attempt's feedback names say nothing about the next attempt's inputs (a lookup table
+built from them fails); a regrade of the same notebook gets the same ones.
 """
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import shlex
 import sys
@@ -32,7 +37,8 @@ from pathlib import Path
 
 from .. import report
 from ..course import load_course
-from . import container_main, grade_folder, grader_modes, summary, task_output, write_grader
+from . import (container_main, grade_folder, grader_modes, submitted_notebooks, summary,
+               task_output, write_grader)
 
 # run.sh's environment: DP_PRAIRIELEARN_ROOT (/grade unless a test says otherwise) and
 # DP_PRAIRIELEARN_PYTHON (the image's python3 unless a test says otherwise).
@@ -121,6 +127,29 @@ def student_of(data: dict) -> str:
     return f"variant-{seed}" if isinstance(seed, (int, str)) and str(seed) else "student"
 
 
+def notebooks_digest(folder) -> str:
+    """The SHA-256 of the notebooks submitted in `folder` (their names and bytes): the same for
+    the same files, another when any byte of them changes."""
+    folder, digest = Path(folder), hashlib.sha256()
+    for path in sorted(submitted_notebooks(folder)):
+        name = path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape")
+        digest.update(b"%d:%s" % (len(name), name))
+        try:
+            with path.open("rb") as file:
+                digest.update(hashlib.file_digest(file, "sha256").digest())
+        except OSError as error:        # grading says what is wrong with it; the seed is still one
+            digest.update(type(error).__name__.encode())
+    return digest.hexdigest()
+
+
+def grading_key(data: dict, folder) -> str:
+    """What the grading seed is derived from, and the result's "student": the variant and the
+    submitted notebook (autograder.grade.grading_seed). Each notebook submitted is graded on
+    hidden inputs of its own, so expected values learned from one attempt's feedback cannot be
+    replayed on the next; a regrade of the same notebook gets the same inputs and score."""
+    return f"{student_of(data)} notebook-{notebooks_digest(folder)[:16]}"
+
+
 def gradable(result: dict) -> bool:
     """False when there was nothing to grade (no notebook, an unreadable one, another
     assignment's): PrairieLearn then charges no attempt and shows `format_errors`."""
@@ -161,7 +190,7 @@ def run(root, assignment_id: str) -> int:
         data = json.loads((root / "data" / "data.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
-    student = report.clean_text(student_of(data if isinstance(data, dict) else {}))
+    student = report.clean_text(grading_key(data if isinstance(data, dict) else {}, root / "student"))
     try:
         result, figures, _ = grade_folder(root / "student", assignment_id, student, course_path,
                                           protect=[root / "results", root / "serverFilesCourse"])
