@@ -96,11 +96,11 @@ def networks(ns):
     if not isinstance(nets, dict) or "x_plot" not in ns:
         return {}
     replies = {}
-    for name, net in nets.items():
-        if str(name) in ACTIVATIONS and isinstance(net, Model):
-            is_deep = isinstance(deep, type) and isinstance(net, deep)
-            replies[str(name)] = {"is_deep_network": is_deep, "type": type(net).__name__,
-                                  "p": _array(net.forward(ns["x_plot"])) if is_deep else None}
+    for key, model in nets.items():
+        if str(key) in ACTIVATIONS and isinstance(model, Model):
+            is_deep = isinstance(deep, type) and isinstance(model, deep)
+            replies[str(key)] = {"is_deep_network": is_deep, "type": type(model).__name__,
+                                 "p": _array(model.forward(ns["x_plot"])) if is_deep else None}
     return replies
 
 
