@@ -52,3 +52,27 @@ def test_a_correct_layer_written_otherwise_passes_on_hidden_seeds(seed):
     forward = {r["id"]: r["metrics"] for r in results}["dropout_forward"]
     assert abs(forward["mean_output_over_input"] - 1) < 0.05, forward
 
+
+
+class Identity(dp.Layer):
+    """No dropout at all: the input, in every mode (it earned backward and eval, 5 of 8)."""
+
+    def __init__(self, p=0.5, rng=None):
+        self.p, self.rng, self.training = p, rng, True
+
+    def forward(self, x):
+        return x
+
+
+@pytest.mark.parametrize("public", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_layer_that_drops_nothing_earns_nothing(seed, public):
+    assignment = COURSE.assignment(ASSIGNMENT)
+    submission = LocalSubmission({"MyDropout": Identity}, assignment)
+    results = run_checks(submission, assignment, seed=2000 + seed, public=public)
+    assert {r["id"]: r["points"] for r in results} == {task: 0 for task in FULL}, results
+    messages = {r["id"]: r["message"] for r in results}
+    for task, what in (("dropout_backward", "no dropout to backpropagate through"),
+                       ("dropout_eval", "no dropout for evaluation mode to switch off")):
+        assert "in training mode forward(x) returned x unchanged" in messages[task] and what in \
+            messages[task], messages[task]

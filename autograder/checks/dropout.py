@@ -137,6 +137,18 @@ def test_mean_over_many_draws_is_the_input(draws, metrics):
 
 
 # -- dropout_backward -----------------------------------------------------------------------------
+def acts_in_training(submission, rng, public, what: str) -> None:
+    """A layer that returns its input unchanged in training mode has no mask to pass a gradient
+    through and nothing to switch off in evaluation mode (an identity earned both tasks). On
+    400 units, a layer that drops any (p >= 0.1) leaves them all with probability 0.9^400."""
+    p = random_p(rng, public)
+    x = rng.choice([-1.0, 1.0], (20, 20)) * rng.uniform(0.5, 2.0, (20, 20))
+    out = submission.probe("train_gradient", p=p, x=x, u=np.ones_like(x), seed=_seed(rng))
+    assert not np.array_equal(out["value"], x), (
+        f"in training mode forward(x) returned x unchanged (p = {p:.3f}, 400 units): no unit was "
+        f"dropped or scaled, so {what}")
+
+
 def upstream_through(u, y, x) -> np.ndarray:
     """dL/dx for L = sum(u * y), y the layer's output for x: u times each unit's y / x, the
     mask and scale that the forward pass drew."""
@@ -156,6 +168,7 @@ def upstream_not_scaled(u, y, x) -> np.ndarray:
 
 @pytest.mark.task("dropout_backward")
 def test_gradient_is_the_upstream_masked_and_scaled_like_the_output(submission, rng, public, metrics):
+    acts_in_training(submission, rng, public, "there is no dropout to backpropagate through")
     for _ in range(3):
         p, x = random_p(rng, public), random_input(rng, public)
         u = rng.normal(size=x.shape)
@@ -201,6 +214,7 @@ def evaluated_non_inverted(x, p) -> np.ndarray:
 
 @pytest.mark.task("dropout_eval")
 def test_evaluation_mode_is_the_identity(submission, rng, public):
+    acts_in_training(submission, rng, public, "there is no dropout for evaluation mode to switch off")
     p, x = random_p(rng, public), random_input(rng, public)
     u = rng.normal(size=x.shape)
     out = submission.probe("eval_gradient", p=p, x=x, u=u, seed=_seed(rng))
