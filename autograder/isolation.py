@@ -163,6 +163,7 @@ def enclose(limits, work="/work", tmp_size="16m", report=None):
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.setsid()          # a group of its own: kill(0, ...) cannot reach the waiting process
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    read_only_everywhere()
     flags = MS_NOSUID | MS_NODEV
     _mount("tmpfs", work, "tmpfs", flags, f"size={int(limits.max_file_size)},mode=0755")
     _mount("tmpfs", "/tmp", "tmpfs", flags, f"size={tmp_size},mode=1777")
@@ -173,6 +174,36 @@ def enclose(limits, work="/work", tmp_size="16m", report=None):
     _set_limits(limits)
     drop_capabilities()
     seccomp.install(load_libc())
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1
+OPTION_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024,
+                "nodiratime": 2048, "relatime": 1 << 21, "strictatime": 1 << 24}
+
+
+def read_only_everywhere():
+    """Every mount the submission inherits becomes read-only, the tmpfs folders that the seal
+    makes writable for the zygote (/dev, the hidden folders) too: a submission could otherwise
+    leave files there for the next submission of the same zygote, and fill memory that stays
+    taken after it ends. Its own writable folders are mounted after this, fresh. One call where
+    the kernel has mount_setattr (5.12), else each mount of /proc/self/mountinfo in turn."""
+    attr = _MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
+    libc = load_libc()
+    libc.syscall.restype = ctypes.c_long
+    if libc.syscall(ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), b"/",
+                    ctypes.c_uint(AT_RECURSIVE), ctypes.byref(attr),
+                    ctypes.c_size_t(ctypes.sizeof(attr))) == 0:
+        return
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        target = fields[4].encode().decode("unicode_escape")      # \040 for a space, as mount writes it
+        kept = sum(OPTION_FLAGS.get(option, 0) for option in fields[5].split(","))
+        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept)
 
 
 def _wait_and_end_as(pid, report=None):

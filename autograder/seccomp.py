@@ -12,7 +12,8 @@ but a few kernel interfaces are not namespaced or give back what the rest took a
   netfilter) that most privilege escalations go through; mounts (mount, umount2, pivot_root,
   the new mount API);
 * memory that the address-space limit does not count (memfd_create, memfd_secret, SysV
-  shared memory): pages a process can fill without end;
+  shared memory and message queues): pages a process can fill without end; and io_setup,
+  whose contexts come out of one limit for the whole machine;
 * bpf, userfaultfd, perf_event_open, io_uring, ptrace, process_vm_readv/writev,
   open_by_handle_at and module loading: large attack surfaces that no notebook needs.
 
@@ -46,6 +47,7 @@ DENIED = {
     "open_tree": (428, 428), "move_mount": (429, 429), "fsopen": (430, 430),
     "fsconfig": (431, 431), "fsmount": (432, 432), "fspick": (433, 433), "mount_setattr": (442, 442),
     "memfd_create": (319, 279), "memfd_secret": (447, 447), "shmget": (29, 194),
+    "msgget": (68, 186), "io_setup": (206, 0),
     "bpf": (321, 280), "userfaultfd": (323, 282), "perf_event_open": (298, 241),
     "io_uring_setup": (425, 425), "io_uring_enter": (426, 426), "io_uring_register": (427, 427),
     "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271),

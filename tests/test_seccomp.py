@@ -1,6 +1,7 @@
 """The system-call filter (autograder.seccomp): the calls it refuses are refused inside a sealed
 submission, as root and as an unprivileged grader, and what notebooks do (threads, processes)
-still works."""
+still works. And nothing the submission inherits is writable (isolation.read_only_everywhere):
+only its own /work, /tmp and /dev/shm, fresh for each submission."""
 import errno
 import json
 import os
@@ -23,6 +24,7 @@ CALLS = {"keyctl": "250, 0, -3, 0", "add_key": "248, 0, 0, 0, 0, -3", "request_k
          "unshare": "272, 0x10000000", "setns": "308, 0, 0",
          "clone_newuser": "56, 0x10000000 | 17, 0, 0, 0, 0", "clone_newnet": "56, 0x40000000 | 17, 0, 0, 0, 0",
          "clone3": "435, 0, 0", "memfd_create": "319, 0, 0", "shmget": "29, 0, 1 << 20, 0o1600",
+         "msgget": "68, 0, 0o1600", "io_setup": "206, 1000, 0",
          "mount": "165, 0, 0, 0, 0, 0", "fsopen": "430, 0, 0", "bpf": "321, 0, 0, 0",
          "userfaultfd": "323, 0", "perf_event_open": "298, 0, 0, -1, -1, 0",
          "io_uring_setup": "425, 1, 0", "ptrace": "101, 0, 0, 0, 0", "process_vm_readv": "310, 1, 0, 0, 0, 0, 0"}
@@ -43,6 +45,18 @@ thread.join()
 child = libc.fork()
 if child == 0:
     libc._exit(0)
+import os
+writable = []
+for top, folders, _ in os.walk("/"):
+    if top.startswith(("/work", "/tmp", "/dev/shm", "/proc")) or top.count("/") > 4:
+        folders[:] = []
+        continue
+    try:
+        os.mkdir(os.path.join(top, "left-for-the-next"))
+        writable.append(top)
+    except OSError:
+        pass
+print("writable:", writable)
 print(f"refused {{len(tried) - len(made)}} of {{len(tried)}}; made: {{made}}; thread {{done}}; "
       f"process {{child > 0}}")
 """
@@ -81,5 +95,6 @@ def test_a_submission_is_refused_every_filtered_call(mode, tmp_path):
     result = json.loads((tmp_path / "out" / "results" / "mallory" / f"{A}.json").read_text())
     assert f"refused {len(CALLS)} of {len(CALLS)}; made: {{}}; thread [1]; process True" in \
         result["output"], result["output"][-2000:]
+    assert "writable: []" in result["output"], result["output"][-2000:]
     assert result["score"] == 10, result["tasks"]
     assert any(layer.startswith("system-call filter (seccomp)") for layer in result["isolation"])
