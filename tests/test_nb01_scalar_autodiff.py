@@ -2,14 +2,28 @@
 the notebook's own check cells pass on the solution and fail, readably, on the exercise."""
 from __future__ import annotations
 
-from tests.grading import (assert_full_marks, explain, forbidden_imports_of_probes,
-                           grade_notebook, notebook_tests, notebooks_fixture)
+import contextlib
+import time
+
+import pytest
+
+from autograder import public_cases, references
+from autograder.references import scalar_autodiff as ref
+from autograder.errors import ProbeError
+from autograder.judge import run_checks
+from autograder.selfcheck import LocalSubmission
+from tests.grading import (COURSE, assert_full_marks, explain, forbidden_imports_of_probes,
+                           full_marks, grade_notebook, grade_source, load_checks, mutate,
+                           notebook_fixture, notebook_tests, notebooks_fixture, points,
+                           solution_source)
 
 ASSIGNMENT = "01_scalar_autodiff"
 
 # {"solution": path, "exercise": path}: the exercise is the built one under exercises/ when it
 # exists, else derived from the solution the way nbgrader derives it
 notebooks = notebooks_fixture(ASSIGNMENT)
+notebook = notebook_fixture(ASSIGNMENT)
+FULL = full_marks(ASSIGNMENT)
 
 
 def test_solution_earns_full_marks(notebooks):
@@ -27,3 +41,156 @@ def test_solution_earns_full_marks(notebooks):
 def test_probes_do_not_import_dp():
     """The probes run next to the student's code, where dp is a forbidden import."""
     assert not forbidden_imports_of_probes(ASSIGNMENT)
+
+
+# -- a backward() that follows every path instead of visiting each node once ---------------------
+# Red team round 2: it gave the right gradients on every graph that the checks drew (fewer than
+# 10,000 paths each) and earned 10/10. On v = x + x, doubled 60 times (61 nodes, 2^60 paths from
+# the output to x), it would never end; the graph probe stops it after a bounded number of
+# gradient updates (or reads of node.parents), quickly, so that the later tasks keep their time.
+SOLUTION_BACKWARD = """\
+    order, visited, stack = [], set(), [(self, False)]
+    while stack:
+        node, parents_done = stack.pop()
+        if parents_done:
+            order.append(node)
+        elif id(node) not in visited:
+            visited.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent, _ in node.parents)
+    for node in order:
+        node.grad = 0.0
+    self.grad = 1.0
+    for node in reversed(order):
+        for parent, local in node.parents:
+            parent.grad += local * node.grad
+"""
+EVERY_PATH = """\
+    self.grad = 1.0
+    stack = [(self, 1.0)]
+    while stack:
+        node, g = stack.pop()
+        for parent, local in node.parents:
+            parent.grad += local * g
+            stack.append((parent, local * g))
+"""
+# the solution's search for the order, without its visited set: the search itself follows every
+# path (and never writes a gradient while it does)
+NO_VISITED_SET = SOLUTION_BACKWARD.replace("elif id(node) not in visited:", "elif True:")
+EVERY_PATH_SAYS = ("times on a graph of 61 nodes: it follows every path to a node (2^60 here) "
+                   "instead of visiting each node once, in topological order")
+
+
+def backward_source(body: str) -> str:
+    return mutate(solution_source(ASSIGNMENT), SOLUTION_BACKWARD, body)
+
+
+def scalar_backprop(results) -> dict:
+    [result] = [r for r in results if r["id"] == "scalar_backprop"]
+    return result
+
+
+def test_a_backward_that_follows_every_path_loses_scalar_backprop_quickly(tmp_path):
+    start = time.perf_counter()
+    result = grade_source(backward_source(EVERY_PATH), ASSIGNMENT, tmp_path)
+    assert time.perf_counter() - start < 60, explain(result)
+    assert points(result) == {**FULL, "scalar_backprop": 0}, explain(result)
+    task = scalar_backprop(result["tasks"])
+    assert "backward() updated gradients more than" in task["message"], task["message"]
+    assert EVERY_PATH_SAYS in task["message"], task["message"]
+
+
+@pytest.mark.parametrize("body, says", [(EVERY_PATH, "updated gradients more than"),
+                                        (NO_VISITED_SET, "read node.parents more than")],
+                         ids=["every_path", "no_visited_set"])
+@pytest.mark.parametrize("replayed", [False, True], ids=["references", "public_cases"])
+def test_the_self_check_says_so_too(body, says, replayed):
+    assignment = COURSE.assignment(ASSIGNMENT)
+    namespace = public_cases.notebook_namespace(backward_source(body), "every path",
+                                                stop_at_errors=False)
+    cases = public_cases.record(assignment, COURSE.public_seed) if replayed else None
+    start = time.perf_counter()
+    with references.replay({assignment.notebook: cases}) if replayed else contextlib.nullcontext():
+        results = run_checks(LocalSubmission(namespace, assignment), assignment,
+                             seed=COURSE.public_seed, public=True)
+    assert time.perf_counter() - start < 30
+    assert {r["id"]: r["points"] for r in results} == {**FULL, "scalar_backprop": 0}, results
+    checks = {c["name"]: c for c in scalar_backprop(results)["checks"]}
+    [paths] = [c for name, c in checks.items() if "each_node_once" in name]
+    assert paths["status"] == "failed", paths
+    assert f"backward() {says}" in paths["message"] and EVERY_PATH_SAYS in paths["message"], paths
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_solution_keeps_full_marks_on_hidden_seeds(seed, notebook):
+    assignment = COURSE.assignment(ASSIGNMENT)
+    results = run_checks(LocalSubmission(notebook, assignment), assignment, seed=3000 + seed,
+                         public=False)
+    assert {r["id"]: r["points"] for r in results} == FULL, [
+        (r["id"], r["message"]) for r in results if r["status"] != "passed"]
+
+
+def test_on_x_doubled_60_times_the_gradient_is_2_to_the_60_exactly(notebook):
+    checks = load_checks(ASSIGNMENT)
+    program, inputs = checks.DOUBLINGS, [1.5]
+    assert ref.program_gradients(program, inputs) == [2.0 ** 60]
+    assignment = COURSE.assignment(ASSIGNMENT)
+    received = LocalSubmission(notebook, assignment).probe(
+        "graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
+    assert received == {"grad": 1.0, "input_grads": [2.0 ** 60]}
+
+
+class Slotted:
+    """A correct Scalar with __slots__ (no instance __dict__) and its own __setattr__."""
+    __slots__ = ("value", "parents", "grad")
+
+    def __init__(self, value, parents=()):
+        self.value, self.parents, self.grad = float(value), tuple(parents), 0.0
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+
+    def backward(self):
+        order, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, ready = stack.pop()
+            if ready:
+                order.append(node)
+            elif id(node) not in seen:
+                seen.add(id(node))
+                stack += [(node, True)] + [(p, False) for p, _ in node.parents]
+        for node in order:
+            node.grad = 0.0
+        self.grad = 1.0
+        for node in reversed(order):
+            for p, d in node.parents:
+                p.grad = p.grad + d * node.grad
+
+
+def test_the_bound_works_on_a_class_with_slots_and_leaves_it_as_it_was():
+    assignment = COURSE.assignment(ASSIGNMENT)
+    checks = load_checks(ASSIGNMENT)
+    own = Slotted.__dict__["__setattr__"]
+    program, inputs = checks.DOUBLINGS, [0.75]
+    probe = LocalSubmission({"Scalar": Slotted}, assignment).probe
+    received = probe("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
+    assert received == {"grad": 1.0, "input_grads": [2.0 ** 60]}
+    assert Slotted.__dict__["__setattr__"] is own and "__getattribute__" not in Slotted.__dict__
+
+    def every_path(self):
+        stack = [(self, 1.0)]
+        while stack:
+            node, g = stack.pop()
+            for p, d in node.parents:
+                p.grad += d * g
+                stack.append((p, d * g))
+
+    class EveryPath(Slotted):
+        __slots__ = ()
+        backward = every_path
+
+    with pytest.raises(ProbeError, match="gradient updates on a graph of 61 nodes and 120 edges"):
+        probe_of = LocalSubmission({"Scalar": EveryPath}, assignment).probe
+        probe_of("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
+    assert "__setattr__" not in EveryPath.__dict__ and "__getattribute__" not in EveryPath.__dict__
+    assert Slotted.__dict__["__setattr__"] is own

@@ -7,11 +7,14 @@ The probes only call the student's code and collect what it made (see
 autograder/probes/scalar_autodiff.py); they keep the tasks apart: the operators are graded by
 the local derivatives they store (`operand_gradients`: the path sums of the chain rule over the
 graph the probe collected), and backward() on graphs whose nodes the probe makes with the
-values and true local derivatives that the references give (`graph_nodes`).
+values and true local derivatives that the references give (`graph_nodes`). The probe bounds
+the work of backward() (WORK in the probe): one that follows every path to a node, instead of
+visiting each node once, is stopped on x doubled 60 times (2^60 paths) and told so.
 """
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -208,6 +211,24 @@ def describe(program, inputs, limit=12) -> str:
     return "; ".join(lines)
 
 
+# what the `graph` probe says when it stopped a backward() that did too much work
+TOO_MUCH_WORK = re.compile(r"TooMuchWork: backward\(\) did more than ([\d,]+) "
+                           r"(gradient updates|reads of node\.parents) on a graph of ")
+
+
+def paths(program, inputs) -> str:
+    """The largest number of paths from the output to a node, as text: 2^k when a large power
+    of two."""
+    counts = [0] * (len(inputs) + len(program))
+    counts[-1] = 1
+    for k in reversed(range(len(program))):        # the registers are in topological order
+        for i in program[k][1:]:
+            counts[i] += counts[len(inputs) + k]
+    most = max(counts)
+    return f"2^{most.bit_length() - 1}" if most >= 2 ** 20 and most & (most - 1) == 0 else \
+        f"{most:,}"
+
+
 def check_graph(submission, expect, program, inputs, what):
     try:
         received = submission.probe("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
@@ -215,6 +236,15 @@ def check_graph(submission, expect, program, inputs, what):
         if type(error) is ProbeError and "RecursionError" in str(error):
             raise AssertionError(f"backward() on {what}: {error} -- find the topological order "
                                  f"with an explicit stack, not with recursion") from None
+        work = TOO_MUCH_WORK.match(str(error)) if type(error) is ProbeError else None
+        if work:
+            bound, kind = work.groups()
+            did = "updated gradients" if kind == "gradient updates" else "read node.parents"
+            raise AssertionError(
+                f"backward() {did} more than {bound} times on a graph of "
+                f"{len(inputs) + len(program):,} nodes: it follows every path to a node "
+                f"({paths(program, inputs)} here) instead of visiting each node once, in "
+                f"topological order ({what}: {describe(program, inputs)})") from None
         raise
     where = f"backward() on {what} ({describe(program, inputs)})"
     expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
@@ -266,6 +296,18 @@ def test_diamond_gradient_arrives_from_both_branches(branches, submission, rng, 
                 f"a diamond: v2 reaches the output along two paths of {branches} length")
 
 
+DOUBLINGS = [["add", i, i] for i in range(60)]   # v_{i+1} = v_i + v_i: 61 nodes, 120 edges
+
+
+@pytest.mark.task("scalar_backprop")
+def test_each_node_once_however_many_paths_lead_to_it(submission, rng, expect):
+    # x doubled 60 times: 2^60 paths from the output to x, so d out/dx = 2^60 (exactly, in
+    # floats). Visiting each node once takes 120 updates; following every path never ends, and
+    # the probe stops it (WORK in autograder/probes/scalar_autodiff.py).
+    check_graph(submission, expect, DOUBLINGS, signed(rng, 0.5, 2, 1),
+                "x doubled 60 times")
+
+
 @pytest.mark.task("scalar_backprop")
 def test_deep_chain_of_5000_nodes(submission, rng, expect):
     # x0 -> tanh(x0 * x1 + x2) -> tanh(. * x1 + x2) -> ...: 3 nodes per step
@@ -282,7 +324,7 @@ def random_program(rng, n_inputs=3, size=40, max_paths=10_000):
     """A random graph: each node applies an op to the newest node and, for + and *, to any
     older one, so that nodes are reused. Values stay in a safe range for exp and log, and the
     graph unfolded into a tree has fewer than `max_paths` nodes: a backward() that visits a
-    node once per path to it is wrong here, but not slow."""
+    node once per path to it is not slow here (DOUBLINGS catches it)."""
     values, program = signed(rng, 0.5, 1.5, n_inputs), []
     paths = [1] * n_inputs      # per node: the size of the tree it unfolds into
     while len(program) < size:

@@ -10,7 +10,11 @@ The tasks are probed apart, so that one mistake costs the points of one task:
   it, so the operators are graded whether or not the student's `backward()` works;
 - `graph` builds nodes with the `Scalar` constructor from the values and local derivatives that
   the grader sends, not with the student's operators: `backward()` is graded on its own.
+  Its work is bounded (`_bounded`): a backward() that follows every path to a node, of which a
+  graph of a few nodes can have 2^60, is stopped after a few thousand steps, not left to use up
+  the time of every later probe.
 """
+import contextlib
 import math
 import operator
 
@@ -23,6 +27,72 @@ _FUNCTIONS = {"exp": math.exp, "sin": math.sin, "log": math.log, "tanh": math.ta
               "cube": lambda x: x ** 3}
 
 MAX_NODES = 10_000     # a single operation makes a handful
+# A backward() that visits each node once writes about one grad per node and edge of the graph,
+# and reads each node's parents once or twice: more than WORK per node and edge of either is
+# following the paths to a node, not visiting it once.
+WORK = 50
+
+
+class _Stop(BaseException):
+    """Raised inside the student's backward() when it goes over its bound (`_bounded`): not an
+    Exception, so that an `except Exception` of theirs does not go on regardless."""
+
+
+class TooMuchWork(RuntimeError):
+    """What the `graph` probe raises, outside the student's code, when it stopped backward()."""
+
+
+@contextlib.contextmanager
+def _bounded(cls, bound: int, graph: str):
+    """Within: the writes of `grad` and the reads of `parents` on the instances of `cls` are
+    counted (its __setattr__ and __getattribute__ wrapped, whatever they are: its own, inherited,
+    those of a class with __slots__), and the first one over `bound` raises _Stop, as does
+    every one after it. Yields a list that then holds what it said (empty while none went over).
+    On leaving, `cls` has exactly the attributes it had."""
+    counts, over = {"grad": 0, "parents": 0}, []
+    if not isinstance(cls, type):
+        yield over
+        return
+    says = {"grad": "gradient updates", "parents": "reads of node.parents"}
+    set_attribute, get_attribute = cls.__setattr__, cls.__getattribute__
+    own = {name: cls.__dict__[name] for name in ("__setattr__", "__getattribute__")
+           if name in cls.__dict__}
+
+    def tick(name):
+        counts[name] += 1
+        if counts[name] > bound:
+            if not over:
+                over.append(f"backward() did more than {bound:,} {says[name]} on {graph}")
+            raise _Stop(over[0])
+
+    def __setattr__(self, name, value):
+        if name == "grad":
+            tick(name)
+        set_attribute(self, name, value)
+
+    def __getattribute__(self, name):
+        if name == "parents":
+            tick(name)
+        return get_attribute(self, name)
+
+    def restore():
+        for name in ("__setattr__", "__getattribute__"):
+            if name in own:
+                setattr(cls, name, own[name])
+            elif name in cls.__dict__:
+                delattr(cls, name)
+
+    try:
+        cls.__setattr__ = __setattr__
+        cls.__getattribute__ = __getattribute__
+    except (TypeError, AttributeError):     # a class that cannot be changed: not bounded
+        restore()
+        yield over
+        return
+    try:
+        yield over
+    finally:
+        restore()
 
 
 def _result(ns, out, operands) -> dict:
@@ -72,14 +142,23 @@ def graph(ns, inputs, nodes):
     """Leaves holding `inputs` start a list of registers; each node of `nodes` (arrays "values",
     "parents" and "locals", a row per node; parent -1: none) appends Scalar(value, ((register i,
     local), ...)). Then the student's backward() from the last register. Returns the last
-    register's grad, and the grad of every input."""
+    register's grad, and the grad of every input. The backward() may write a grad, and read a
+    node's parents, WORK times per node and edge of the graph (`_bounded`)."""
     scalar = ns["Scalar"]
-    registers = [scalar(x) for x in inputs]
+    registers, edges = [scalar(x) for x in inputs], 0
     for value, parents, local in zip(nodes["values"].tolist(), nodes["parents"].tolist(),
                                      nodes["locals"].tolist()):
-        registers.append(scalar(value, tuple((registers[i], d) for i, d in zip(parents, local) if i >= 0)))
+        made = tuple((registers[i], d) for i, d in zip(parents, local) if i >= 0)
+        registers.append(scalar(value, made))
+        edges += len(made)
     out = registers[-1]
-    out.backward()
+    graph = f"a graph of {len(registers):,} nodes and {edges:,} edges"
+    with _bounded(type(out), WORK * (len(registers) + edges), graph) as over:
+        try:
+            out.backward()
+        finally:
+            if over:        # whatever the student's code made of the first _Stop
+                raise TooMuchWork(over[0]) from None
     return {"grad": float(out.grad),
             "input_grads": [float(x.grad) for x in registers[:len(inputs)]]}
 
