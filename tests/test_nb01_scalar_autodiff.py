@@ -136,7 +136,7 @@ def test_on_x_doubled_60_times_the_gradient_is_2_to_the_60_exactly(notebook):
     assert ref.program_gradients(program, inputs) == [2.0 ** 60]
     assignment = COURSE.assignment(ASSIGNMENT)
     received = LocalSubmission(notebook, assignment).probe(
-        "graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
+        "graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs), bounded=True)
     assert received == {"grad": 1.0, "input_grads": [2.0 ** 60]}
 
 
@@ -173,7 +173,8 @@ def test_the_bound_works_on_a_class_with_slots_and_leaves_it_as_it_was():
     own = Slotted.__dict__["__setattr__"]
     program, inputs = checks.DOUBLINGS, [0.75]
     probe = LocalSubmission({"Scalar": Slotted}, assignment).probe
-    received = probe("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
+    received = probe("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs),
+                     bounded=True)
     assert received == {"grad": 1.0, "input_grads": [2.0 ** 60]}
     assert Slotted.__dict__["__setattr__"] is own and "__getattribute__" not in Slotted.__dict__
 
@@ -191,6 +192,6 @@ def test_the_bound_works_on_a_class_with_slots_and_leaves_it_as_it_was():
 
     with pytest.raises(ProbeError, match="gradient updates on a graph of 61 nodes and 120 edges"):
         probe_of = LocalSubmission({"Scalar": EveryPath}, assignment).probe
-        probe_of("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs))
+        probe_of("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs), bounded=True)
     assert "__setattr__" not in EveryPath.__dict__ and "__getattribute__" not in EveryPath.__dict__
     assert Slotted.__dict__["__setattr__"] is own

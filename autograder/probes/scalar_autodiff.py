@@ -138,12 +138,14 @@ def unary(ns, fn, a):
     return _result(ns, -x if fn == "neg" else getattr(x, fn)(), (x,))
 
 
-def graph(ns, inputs, nodes):
+def graph(ns, inputs, nodes, bounded=False):
     """Leaves holding `inputs` start a list of registers; each node of `nodes` (arrays "values",
     "parents" and "locals", a row per node; parent -1: none) appends Scalar(value, ((register i,
     local), ...)). Then the student's backward() from the last register. Returns the last
-    register's grad, and the grad of every input. The backward() may write a grad, and read a
-    node's parents, WORK times per node and edge of the graph (`_bounded`)."""
+    register's grad, and the grad of every input. With `bounded`, the backward() may write a
+    grad, and read a node's parents, WORK times per node and edge of the graph (`_bounded`):
+    only on the graph of many paths, so that a correct backward that is merely slow (a
+    quadratic sort) is not called wrong elsewhere."""
     scalar = ns["Scalar"]
     registers, edges = [scalar(x) for x in inputs], 0
     for value, parents, local in zip(nodes["values"].tolist(), nodes["parents"].tolist(),
@@ -153,7 +155,8 @@ def graph(ns, inputs, nodes):
         edges += len(made)
     out = registers[-1]
     graph = f"a graph of {len(registers):,} nodes and {edges:,} edges"
-    with _bounded(type(out), WORK * (len(registers) + edges), graph) as over:
+    with (_bounded(type(out), WORK * (len(registers) + edges), graph) if bounded
+          else contextlib.nullcontext([])) as over:
         try:
             out.backward()
         finally:
@@ -191,6 +194,7 @@ def _operation(*operands):
 REPLIES = {
     "binary": lambda op, a, b, number=None: _operation(number == "left", number == "right"),
     "unary": lambda fn, a: _operation(False),
-    "graph": lambda inputs, nodes: {"grad": Number(), "input_grads": Items(Number(), len(inputs))},
+    "graph": lambda inputs, nodes, bounded=False: {"grad": Number(),
+                                                    "input_grads": Items(Number(), len(inputs))},
     "numgrad": {"estimate": Number(), "offsets": Hint(Items(Number(finite=False), max_len=10))},
 }
