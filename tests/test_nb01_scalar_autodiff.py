@@ -12,6 +12,7 @@ from autograder.references import scalar_autodiff as ref
 from autograder.errors import ProbeError
 from autograder.judge import run_checks
 from autograder.selfcheck import LocalSubmission
+from tests.mutants.scalar_autodiff import ORDER_AND_SEED
 from tests.grading import (COURSE, assert_full_marks, explain, forbidden_imports_of_probes,
                            full_marks, grade_notebook, grade_source, load_checks, mutate,
                            notebook_fixture, notebook_tests, notebooks_fixture, points,
@@ -48,20 +49,7 @@ def test_probes_do_not_import_dp():
 # 10,000 paths each) and earned 10/10. On v = x + x, doubled 60 times (61 nodes, 2^60 paths from
 # the output to x), it would never end; the graph probe stops it after a bounded number of
 # gradient updates (or reads of node.parents), quickly, so that the later tasks keep their time.
-SOLUTION_BACKWARD = """\
-    order, visited, stack = [], set(), [(self, False)]
-    while stack:
-        node, parents_done = stack.pop()
-        if parents_done:
-            order.append(node)
-        elif id(node) not in visited:
-            visited.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent, _ in node.parents)
-    for node in order:
-        node.grad = 0.0
-    self.grad = 1.0
-    for node in reversed(order):
+SOLUTION_BACKWARD = ORDER_AND_SEED + """
         for parent, local in node.parents:
             parent.grad += local * node.grad
 """
