@@ -266,8 +266,9 @@ def describe(sealed) -> list:
                    "training data; nothing of the grader",
                    "own user, PID, IPC, mount, network and UTS namespaces",
                    "own size-limited tmpfs working folder", "no /proc, no capabilities",
-                   "system-call filter (seccomp): no keyrings, new namespaces, mounts, memfd, "
-                   "bpf, io_uring or ptrace" if platform.machine() in seccomp.AUDIT_ARCH
+                   "system-call filter (seccomp): no new processes (threads only), keyrings, "
+                   "new namespaces, mounts, memfd, bpf, io_uring or ptrace"
+                   if platform.machine() in seccomp.AUDIT_ARCH
                    else f"no system-call filter ({platform.machine()} has no table here)",
                    "unprivileged uid of its own" if os.geteuid() == 0
                    else "the grader's uid, in a user namespace of its own"]

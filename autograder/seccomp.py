@@ -6,6 +6,9 @@ but a few kernel interfaces are not namespaced or give back what the rest took a
 * the kernel's keyrings (keyctl, add_key, request_key): the session and user keyrings of the
   grader, with whatever credentials they hold, readable and writable, and kept after the
   sandbox is gone (a way to pass notes to the next student);
+* new processes (fork, vfork, clone without CLONE_THREAD; threads are made as before): the
+  Python guard refuses Python's own ways, and through ctypes each process would have an
+  address-space limit of its own (five held 10.7 GB under a 3 GiB limit);
 * new namespaces (unshare, setns, clone with a CLONE_NEW* flag; clone3, whose flags a filter
   cannot read, answers "not implemented", and the C library then uses clone): a new user
   namespace gives a full set of capabilities in it, and with them the kernel code (mounts,
@@ -38,9 +41,12 @@ RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 LD_W_ABS, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 NR_OFFSET, ARCH_OFFSET, ARG0_OFFSET = 0, 4, 16          # in struct seccomp_data (little-endian)
 CLONE_NEW = 0x7E020000     # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+CLONE_THREAD = 0x00010000
 
-# name: (x86_64 number, aarch64 number); numbers from 403 on are the same on every machine
+# name: (x86_64 number, aarch64 number or None: no such call there); numbers from 403 on are
+# the same on every machine
 DENIED = {
+    "fork": (57, None), "vfork": (58, None),
     "keyctl": (250, 219), "add_key": (248, 217), "request_key": (249, 218),
     "unshare": (272, 97), "setns": (308, 268),
     "mount": (165, 40), "umount2": (166, 39), "pivot_root": (155, 41),
@@ -71,11 +77,14 @@ def program(machine: str) -> bytes:
     if machine == "x86_64":           # the x32 ABI: the same calls under other numbers
         code += [_op(JGE_K, X32_SYSCALL_BIT, jt=0, jf=1), _op(RET_K, RET_KILL_PROCESS)]
     for numbers in DENIED.values():   # if nr == n: EPERM, else the next test
-        code += [_op(JEQ_K, numbers[column], jt=0, jf=1), _op(RET_K, eperm)]
+        if numbers[column] is not None:
+            code += [_op(JEQ_K, numbers[column], jt=0, jf=1), _op(RET_K, eperm)]
     code += [_op(JEQ_K, CLONE3, jt=0, jf=1), _op(RET_K, enosys),
-             _op(JEQ_K, CLONE[machine], jt=0, jf=3),          # clone: look at its flags
-             _op(LD_W_ABS, ARG0_OFFSET), _op(JSET_K, CLONE_NEW, jt=0, jf=1), _op(RET_K, eperm),
-             _op(RET_K, RET_ALLOW)]
+             _op(JEQ_K, CLONE[machine], jt=0, jf=4),          # clone: look at its flags
+             _op(LD_W_ABS, ARG0_OFFSET),
+             _op(JSET_K, CLONE_NEW, jt=1, jf=0),              # a new namespace: EPERM
+             _op(JSET_K, CLONE_THREAD, jt=1, jf=0),           # a thread: allowed; a process: EPERM
+             _op(RET_K, eperm), _op(RET_K, RET_ALLOW)]
     return b"".join(code)
 
 

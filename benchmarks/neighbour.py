@@ -1,7 +1,8 @@
 """A neighbour's grading time beside a CPU hog, with and without the sandbox's CPU share.
 
 Two notebooks are graded at once (--jobs 2): a neighbour that does a fixed amount of work and
-prints how long it took, and a hog that keeps eight processes busy for its whole budget. The
+prints how long it took, and a hog that keeps eight threads busy for its whole budget (a
+submission may start no process: autograder.seccomp; NumPy's sums release the GIL). The
 neighbour's time is printed alone, beside the hog with the CPU share (a cgroup of one processor
 per sandbox, autograder/cpushare.py), and beside the hog without it (AUTOGRADER_CPU_SHARE=0).
 
@@ -23,10 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 A = "01_scalar_autodiff"
 WORK = ("import time\ntime.sleep(6)      # the hog is busy by then\nt = time.perf_counter()\nx = 0\nfor i in range(6 * 10 ** 6):\n    x += i * i\n"
         "print(f'took {time.perf_counter() - t:.3f} s')")
-# Each busy process leads a session of its own: the kernel's autogroup scheduling would
-# otherwise already share the processors fairly between sessions (where it is enabled).
-HOG = ("import ctypes, time\nlibc = ctypes.CDLL(None)\nfor _ in range(8):\n    if libc.fork() == 0:\n"
-       "        libc.setsid()\n        while True:\n            pass\ntime.sleep(1)\nwhile True:\n    pass")
+HOG = ("import threading, numpy as np\ndef busy():\n    a = np.ones(1 << 20)\n    while True:\n"
+       "        a.sum()\nfor _ in range(8):\n    threading.Thread(target=busy, daemon=True).start()\n"
+       "busy()")
 
 
 def _write(folder: Path, student: str, code: str):
