@@ -69,6 +69,13 @@ EVERY_PATH_SAYS = ("times on a graph of 61 nodes: it follows every path to a nod
                    "instead of visiting each node once, in topological order")
 
 
+def method(body: str):
+    """A backward() whose body is `body` (indented as in the solution), as a function of self."""
+    namespace = {}
+    exec("def backward(self):\n" + body, namespace)
+    return namespace["backward"]
+
+
 def backward_source(body: str) -> str:
     return mutate(solution_source(ASSIGNMENT), SOLUTION_BACKWARD, body)
 
@@ -138,21 +145,7 @@ class Slotted:
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
 
-    def backward(self):
-        order, seen, stack = [], set(), [(self, False)]
-        while stack:
-            node, ready = stack.pop()
-            if ready:
-                order.append(node)
-            elif id(node) not in seen:
-                seen.add(id(node))
-                stack += [(node, True)] + [(p, False) for p, _ in node.parents]
-        for node in order:
-            node.grad = 0.0
-        self.grad = 1.0
-        for node in reversed(order):
-            for p, d in node.parents:
-                p.grad = p.grad + d * node.grad
+    backward = method(SOLUTION_BACKWARD)
 
 
 def test_the_bound_works_on_a_class_with_slots_and_leaves_it_as_it_was():
@@ -166,17 +159,9 @@ def test_the_bound_works_on_a_class_with_slots_and_leaves_it_as_it_was():
     assert received == {"grad": 1.0, "input_grads": [2.0 ** 60]}
     assert Slotted.__dict__["__setattr__"] is own and "__getattribute__" not in Slotted.__dict__
 
-    def every_path(self):
-        stack = [(self, 1.0)]
-        while stack:
-            node, g = stack.pop()
-            for p, d in node.parents:
-                p.grad += d * g
-                stack.append((p, d * g))
-
     class EveryPath(Slotted):
         __slots__ = ()
-        backward = every_path
+        backward = method(EVERY_PATH)
 
     with pytest.raises(ProbeError, match="gradient updates on a graph of 61 nodes and 120 edges"):
         probe_of = LocalSubmission({"Scalar": EveryPath}, assignment).probe
