@@ -22,8 +22,8 @@ from pathlib import Path
 from . import executors, late, report, seal
 from .course import ROOT, CourseError, load_course
 from .judge import preflight, run_checks
-from .notebook import (NotebookError, cell_labels, code_cells, grade_ids, read_notebook,
-                       scan_imports, scan_library_use, source_of)
+from .notebook import (NotebookError, cell_labels, code_cells, grade_ids, line_key,
+                       read_notebook, scan_imports, scan_library_use, source_of)
 from .sandbox import ProbeError, Sandbox
 
 GRADER_VERSION = "1"
@@ -365,7 +365,7 @@ def _provided_lines(exercise: Path):
         cells = code_cells(read_notebook(exercise))
     except NotebookError:
         return None
-    return frozenset(" ".join(line.split()) for _, code in cells for line in code.splitlines())
+    return frozenset(line_key(line) for _, code in cells for line in code.splitlines())
 
 
 def bounded_total(result):

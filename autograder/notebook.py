@@ -204,6 +204,11 @@ def scan_imports(cells, forbidden, labels=None) -> list:
     return list(dict.fromkeys(flags))
 
 
+def line_key(line: str) -> str:
+    """A line of code, whitespace aside: how a student's line is matched with the exercise's."""
+    return " ".join(line.split())
+
+
 def scan_library_use(cells, names, provided, labels=None) -> list:
     """Flags for the student's own code using dp's version of what the assignment asks them to
     write: an attribute `names` (dp.Adam, dp.optim.Adam, x.conv1d, self.Dropout_Layer) or a
@@ -228,7 +233,7 @@ def scan_library_use(cells, names, provided, labels=None) -> list:
             else:
                 continue
             line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
-            if " ".join(line.split()) not in provided:
+            if line_key(line) not in provided:
                 flags += [f"uses dp's own {name} ({where}), which this assignment asks students "
                           f"to write" for name in used]
     return list(dict.fromkeys(flags))

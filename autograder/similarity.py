@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import report
-from .notebook import NotebookError, code_cells, read_notebook
+from .notebook import NotebookError, code_cells, line_key, read_notebook
 
 # copydetect's defaults: k-grams of 25 characters of the filtered code (shorter matches are
 # noise), and every shared passage of 30 or more characters is found (the winnowing window).
@@ -56,10 +56,6 @@ class Pair:
     slices: tuple = field(repr=False, default=((), ()))  # (starts, ends) in a.text and b.text
 
 
-def _key(line: str) -> str:
-    return " ".join(line.split())
-
-
 def provided_cells(assignment) -> list:
     """The code cells of the released exercise notebook, as a student receives them."""
     return [code for _, code in code_cells(read_notebook(assignment.exercise_path()))]
@@ -69,8 +65,8 @@ def own_code(notebook: dict, provided: list) -> str:
     """The notebook's code cells (grade cells excluded) without the exercise's code: the lines
     that are also lines of the exercise (`provided`; whitespace aside) are left out, so what is
     left of a stub is the body the student wrote, and of an unchanged cell nothing."""
-    given = {_key(line) for code in provided for line in code.splitlines()}
-    cells = ["\n".join(line for line in code.splitlines() if _key(line) not in given)
+    given = {line_key(line) for code in provided for line in code.splitlines()}
+    cells = ["\n".join(line for line in code.splitlines() if line_key(line) not in given)
              for _, code in code_cells(notebook)]
     return "\n\n".join(cell for cell in cells if cell.strip())
 
