@@ -6,9 +6,9 @@ Pipeline: course (course.toml) -> notebook (read, scan) -> sandbox/runner (execu
 
 
 def check(task_id: str) -> None:
-    """Self-check one task of the notebook you are working on (see autograder.selfcheck)."""
+    """Self-check one task of the notebook you are working on (see autograder.grading.selfcheck)."""
     import sys
-    from .selfcheck import check as run
+    from .grading.selfcheck import check as run
     return run(task_id, namespace=sys._getframe(1).f_globals)
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 
 def _grade(args):
-    from . import report
-    from .grade import grade_all
+    from .grading import report
+    from .grading.grade import grade_all
     if args.export:
-        from .course import CourseError
+        from .course.config import CourseError
         from .platforms import lms
         if not args.roster:
             raise CourseError("--export needs --roster FILE: the students' names and the ids "
@@ -20,7 +20,7 @@ def _grade(args):
                               "or Moodle)")
         for kind in args.export:          # a bad roster stops here, before hours of grading
             lms.check_identity(kind, lms.read_roster(args.roster), args.roster)
-        from .course import load_course
+        from .course.config import load_course
         lms.parse_canvas_ids(args.canvas_assignment, load_course(args.course))
     results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
                         course_path=args.course, progress=not args.quiet,
@@ -31,14 +31,14 @@ def _grade(args):
         print(f"\n{NO_ISOLATION_WARNING}")
     print(f"\ngrades:   {Path(args.out) / 'grades.csv'}\nfeedback: {Path(args.out) / 'feedback'}/")
     if args.gradebook:
-        from .course import load_course
-        from .gradebook import write_grades
+        from .course.config import load_course
+        from .platforms.gradebook import write_grades
         count = write_grades(results, args.gradebook, load_course(args.course))
         skipped = f" ({len(results) - count} row(s) without a submission skipped)" \
             if count < len(results) else ""
         print(f"gradebook: {count} submission(s) written to {args.gradebook}{skipped}")
     for kind in args.export or []:
-        from .course import load_course
+        from .course.config import load_course
         course = load_course(args.course)
         path, strangers = lms.export(kind, args.out, course, args.roster, args.missing,
                                      lms.parse_canvas_ids(args.canvas_assignment, course))
@@ -63,8 +63,8 @@ def _add_isolation_option(parser):
 def _check(args):
     import json
     import tempfile
-    from . import report
-    from .grade import grade_all
+    from .grading import report
+    from .grading.grade import grade_all
     with tempfile.TemporaryDirectory() as out:
         [result] = grade_all([args.notebook], out, jobs=1, assignment=args.assignment,
                              course_path=args.course, progress=False,
@@ -88,31 +88,31 @@ def _check(args):
 
 
 def _build(args):
-    from .build import main as build_main
+    from .authoring.build import main as build_main
     return build_main(["--check"] if args.check else [])
 
 
 def _nbgrader_course(args):
-    from .nbgrader_course import main as course_main
+    from .platforms.nbgrader_course import main as course_main
     return course_main(args)
 
 
 def _release(args):
-    from .release import main as release_main
+    from .authoring.release import main as release_main
     return release_main(args)
 
 
 def _report(args):
-    from .classreport import write_report
-    from .course import load_course
+    from .reports.classreport import write_report
+    from .course.config import load_course
     html_path, csv_path = write_report(args.directory, load_course(args.course))
     print(f"the class at a glance: {html_path}\nthe same numbers:      {csv_path}")
     return 0
 
 
 def _similarity(args):
-    from .course import load_course
-    from .similarity import main as similarity_main
+    from .course.config import load_course
+    from .reports.similarity import main as similarity_main
     return similarity_main(args, load_course(args.course))
 
 
@@ -239,10 +239,10 @@ def main(argv=None) -> int:
 
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)   # like Ctrl-C: stop cleanly
-    from .course import CourseError
-    from .executors import ExecutorError
-    from .notebook import NotebookError
-    from .seal import IsolationUnavailable
+    from .course.config import CourseError
+    from .grading.executors import ExecutorError
+    from .course.notebook import NotebookError
+    from .sandbox.seal import IsolationUnavailable
     try:
         return args.run(args)
     except (CourseError, NotebookError, FileNotFoundError, ExecutorError, IsolationUnavailable) as error:

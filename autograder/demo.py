@@ -6,7 +6,7 @@ The class, in nbgrader's layout (demo/submitted/<student>/<assignment>/<notebook
   cleo    the released stubs, untouched
   dmitri  a notebook that was damaged (half of its JSON is missing)
   eve     a stub that tries to cheat: it patches NumPy, pytest and the probes
-and, for 01_scalar_autodiff only (autograder/demo_students.py), six students who solved it in
+and, for 01_scalar_autodiff only (autograder/authoring/demo_students.py), six students who solved it in
 their own styles (hana, ivan, jun, kim, lena, omar), two more with a known mistake that their
 feedback names (rui: d(a - b)/db = +1; sam: sigma(-x)), and two who copied one of them,
 disguised: pat (ivan's) and quinn (jun's). Then the class at a glance (graded/class-report.html,
@@ -25,9 +25,11 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from . import classreport, demo_students, report, similarity
-from .course import ROOT, load_course
-from .grade import grade_all
+from .reports import classreport, similarity
+from .authoring import demo_students
+from .grading import report
+from .course.config import ROOT, load_course
+from .grading.grade import grade_all
 
 CHEAT = '''\
 # Trying to fool the grader from inside the notebook: none of this reaches it.

@@ -30,7 +30,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.course import load_course           # noqa: E402
+from autograder.course.config import load_course           # noqa: E402
 from autograder.platforms import gradescope          # noqa: E402
 
 MEMORY = 768 * 2 ** 20          # Gradescope's default: 768 MB

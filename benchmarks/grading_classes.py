@@ -2,7 +2,7 @@
 ways of grading them: `python -m autograder grade` and the real `nbgrader autograde`.
 
 Every submission is an nbgrader notebook of the assignment (cell ids, grade ids, locked grade
-cells), made by the course build (`autograder.build`) from the assignment's source:
+cells), made by the course build (`autograder.authoring.build`) from the assignment's source:
 
   solution   the reference solution                     (the nbgrader *source* notebook)
   stub       the released exercise, untouched           (exercises/<id>/<notebook>.ipynb)
@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 def variants(assignment_id: str) -> dict:
     """{kind: nbgrader notebook} for one assignment: solution, stub, partial, mutant_<name>..."""
     import nbformat
-    from autograder import build
-    from autograder.course import load_course
+    from autograder.authoring import build
+    from autograder.course.config import load_course
     from autograder.demo import _last_solution_undone
     from tests.mutants import all_mutants
     course = load_course()
@@ -64,7 +64,7 @@ def make_class(folder: Path, assignment_id: str, students: int) -> Path:
     """nbgrader's submitted/<student>/<assignment>/<notebook>.ipynb for `students` students,
     taking turns through solution, stub, partial and the mutants."""
     import nbformat
-    from autograder.course import load_course
+    from autograder.course.config import load_course
     a = load_course().assignment(assignment_id)
     kinds = variants(assignment_id)
     order = ["solution", "stub", "partial"] + sorted(k for k in kinds if k.startswith("mutant_"))
@@ -145,8 +145,8 @@ class NbgraderCourse:
 
     def __init__(self, folder: Path, assignment_id: str):
         import nbformat
-        from autograder import build
-        from autograder.course import load_course
+        from autograder.authoring import build
+        from autograder.course.config import load_course
         self.root, self.assignment = Path(folder), load_course().assignment(assignment_id)
         source = self.root / "source" / assignment_id / f"{self.assignment.notebook}.ipynb"
         source.parent.mkdir(parents=True, exist_ok=True)

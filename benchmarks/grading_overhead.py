@@ -19,7 +19,7 @@ is the grader's: start, run, probe, judge, report. Graded with its real checks.
    fixed cost of one pytest session (the judge starts one per submission).
 
 Submission processes are forked by a zygote that has imported NumPy, matplotlib and dp once per
-grader process (autograder.zygote): "fork/exec" is then the fork and the isolation set-up, and
+grader process (autograder.sandbox.zygote): "fork/exec" is then the fork and the isolation set-up, and
 "interpreter, imports" what is left of the start (the guards). --no-zygote measures the former
 way, a fresh interpreter per submission (AUTOGRADER_ZYGOTE=0).
 """
@@ -109,9 +109,9 @@ PHASES = ["load course.toml", "read & scan the notebook", "sandbox set-up (temp 
 
 def phases(path: Path, assignment_id: str, repeat: int) -> dict:
     """Median seconds per phase of grading the notebook at `path`, in this process."""
-    from autograder import grade as g
-    from autograder import report
-    from autograder.sandbox import Sandbox
+    from autograder.grading import grade as g
+    from autograder.grading import report
+    from autograder.sandbox.process import Sandbox
     clock = Phases()
     clock.wrap(g, "load_course", "load course.toml")
     for name in ("read_notebook", "code_cells", "scan_imports", "notebook_flags"):
@@ -164,15 +164,15 @@ def pieces(tmp: Path, a, repeat: int) -> dict:
     found = {
         "python -I -c pass": run("pass"),
         "+ import numpy": run("import numpy"),
-        "+ autograder.runner, probes, guard (what a sandbox imports)": run(
-            path + "import numpy, numpy.testing, autograder.runner, autograder.guard, autograder.protocol, "
+        "+ autograder.sandbox.runner, probes, guard (what a sandbox imports)": run(
+            path + "import numpy, numpy.testing, autograder.sandbox.runner, autograder.sandbox.guard, autograder.sandbox.protocol, "
                    f"autograder.probes.common, {a.probes_module}"),
         "+ matplotlib.pyplot (the notebook's own import)": run(
-            path + "import numpy, autograder.runner, autograder.probes.common, matplotlib.pyplot"),
+            path + "import numpy, autograder.sandbox.runner, autograder.probes.common, matplotlib.pyplot"),
     }
 
     def forked():
-        code = (path + "import os, time, numpy, autograder.runner, autograder.probes.common, matplotlib.pyplot\n"
+        code = (path + "import os, time, numpy, autograder.sandbox.runner, autograder.probes.common, matplotlib.pyplot\n"
                 "start = time.perf_counter()\npid = os.fork()\nif pid == 0:\n    os._exit(0)\n"
                 "os.waitpid(pid, 0)\nprint(time.perf_counter() - start)")
         return float(subprocess.run([sys.executable, "-I", "-c", code], check=True, capture_output=True,
@@ -180,16 +180,16 @@ def pieces(tmp: Path, a, repeat: int) -> dict:
     found["for comparison: fork() of a process that has all that imported"] = median_of(repeat, forked)
 
     def zygote():       # once per grader process, before its first submission
-        code = (path + "import time; from autograder import forkserver\n"
-                "from autograder.course import load_course\n"
+        code = (path + "import time; from autograder.sandbox import forkserver\n"
+                "from autograder.course.config import load_course\n"
                 f"a = load_course().assignment({a.id!r})\n"
                 "start = time.perf_counter(); zygote = forkserver.Zygote(a, forkserver.preload_for(a), True)\n"
                 "print(time.perf_counter() - start); zygote.stop()")
         return float(subprocess.run([sys.executable, "-I", "-c", code], check=True, capture_output=True,
                                     text=True, cwd=tempfile.gettempdir()).stdout)
     found["zygote start, once per grader process (bubblewrap, interpreter, imports)"] = median_of(repeat, zygote)
-    from autograder.course import PACKAGE
-    from autograder.judge import UNNEEDED_PLUGINS
+    from autograder.course.config import PACKAGE
+    from autograder.grading.judge import UNNEEDED_PLUGINS
     empty = tmp / "pytest" / "test_nothing.py"
     empty.parent.mkdir()
     empty.write_text("def test_nothing():\n    pass\n")
@@ -198,9 +198,9 @@ def pieces(tmp: Path, a, repeat: int) -> dict:
     for plugin in UNNEEDED_PLUGINS:     # as the judge runs it
         args += ["-p", f"no:{plugin}"]
 
-    def session():      # in a process like a grader's worker: autograder.grade imported
-        code = (path + "import statistics, time, pytest, autograder.grade\n"
-                "from autograder.judge import _quiet_pytest\nseconds = []\n"
+    def session():      # in a process like a grader's worker: autograder.grading.grade imported
+        code = (path + "import statistics, time, pytest, autograder.grading.grade\n"
+                "from autograder.grading.judge import _quiet_pytest\nseconds = []\n"
                 "for _ in range(6):\n    start = time.perf_counter()\n    with _quiet_pytest():\n"
                 f"        pytest.main({args!r})\n    seconds.append(time.perf_counter() - start)\n"
                 "print(statistics.median(seconds[1:]), file=sys.stderr)")
@@ -227,7 +227,7 @@ def main(argv=None) -> int:
         print(json.dumps(phases(args.phases_of, args.assignment, 5)))
         return 0
     import nbformat
-    from autograder.course import load_course
+    from autograder.course.config import load_course
     from grading_classes import variants
     a = load_course().assignment(args.assignment)
     how = "exec per submission (no zygote)" if args.no_zygote else "forked by a zygote"

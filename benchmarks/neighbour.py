@@ -2,9 +2,9 @@
 
 Two notebooks are graded at once (--jobs 2): a neighbour that does a fixed amount of work and
 prints how long it took, and a hog that keeps eight threads busy for its whole budget (a
-submission may start no process: autograder.seccomp; NumPy's sums release the GIL). The
+submission may start no process: autograder.sandbox.seccomp; NumPy's sums release the GIL). The
 neighbour's time is printed alone, beside the hog with the CPU share (a cgroup of one processor
-per sandbox, autograder/cpushare.py), and beside the hog without it (AUTOGRADER_CPU_SHARE=0).
+per sandbox, autograder/sandbox/cpushare.py), and beside the hog without it (AUTOGRADER_CPU_SHARE=0).
 
     .venv/bin/python benchmarks/neighbour.py
 """

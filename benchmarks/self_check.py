@@ -10,9 +10,10 @@ import statistics
 import sys
 import time
 
-from autograder import public_cases, references
-from autograder.course import load_course
-from autograder.selfcheck import check
+from autograder.authoring import public_cases
+from autograder import references
+from autograder.course.config import load_course
+from autograder.grading.selfcheck import check
 
 RUNS = 3
 

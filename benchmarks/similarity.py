@@ -18,9 +18,9 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autograder import similarity  # noqa: E402
-from autograder.course import load_course  # noqa: E402
-from autograder.demo_students import A, STYLES, make_class, notebook  # noqa: E402
+from autograder.reports import similarity  # noqa: E402
+from autograder.course.config import load_course  # noqa: E402
+from autograder.authoring.demo_students import A, STYLES, make_class, notebook  # noqa: E402
 
 
 def main():

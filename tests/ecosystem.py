@@ -18,14 +18,14 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course import ROOT, load_course
+from autograder.course.config import ROOT, load_course
 
 
 def answered(assignment_id: str, count: int = 1000):
     """The student notebook of `assignment_id` (exercises/) with its first `count` answer cells
     filled in from the solution: what a student hands in (nbgrader's cell metadata kept, no
     solution markers)."""
-    from autograder.nbgrader_course import source_notebook
+    from autograder.platforms.nbgrader_course import source_notebook
     assignment = load_course().assignment(assignment_id)
     solutions = {cell.id: cell.source for cell in source_notebook(assignment).cells}
     notebook = nbformat.read(str(assignment.exercise_path()), as_version=4)

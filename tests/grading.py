@@ -17,10 +17,10 @@ import jupytext
 import nbformat
 import pytest
 
-from autograder.course import PACKAGE, ROOT, load_course
-from autograder.grade import Submission, grade_one
-from autograder.notebook import is_check_call_only
-from autograder.selfcheck import CheckFailed
+from autograder.course.config import PACKAGE, ROOT, load_course
+from autograder.grading.grade import Submission, grade_one
+from autograder.course.notebook import is_check_call_only
+from autograder.grading.selfcheck import CheckFailed
 
 COURSE = load_course()
 

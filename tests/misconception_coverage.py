@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from autograder import references
-from autograder.checking import NAMES, OR_NAMES
-from autograder.course import ROOT, load_course
+from autograder.grading.checking import NAMES, OR_NAMES
+from autograder.course.config import ROOT, load_course
 
 OUTCOMES = ROOT / "build" / "misconception_coverage"
 def named_in(message: str, assignment_id: str) -> list:

@@ -10,10 +10,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import protocol
-from autograder.course import CourseError, load_course
-from autograder.grade import discover, grade_all
-from autograder.notebook import NotebookError, code_cells, read_notebook, scan_imports, strip_magics
+from autograder.sandbox import protocol
+from autograder.course.config import CourseError, load_course
+from autograder.grading.grade import discover, grade_all
+from autograder.course.notebook import NotebookError, code_cells, read_notebook, scan_imports, strip_magics
 from tests.grading import COURSE, ROOT, explain, notebook_from_source, points, solution_source
 
 MNIST = "09_mnist"
@@ -252,7 +252,7 @@ def test_only_grader_files_in_the_output(class_dir):
 
 
 def test_self_check_runs_the_same_checks_on_the_notebooks_globals(capsys):
-    from autograder.selfcheck import CheckFailed, check
+    from autograder.grading.selfcheck import CheckFailed, check
     namespace = {}
     exec(compile(CENTROIDS, "<notebook>", "exec"), namespace)
     with pytest.raises(CheckFailed, match="mnist_accuracy: 0 of 1 checks passed"):
@@ -268,7 +268,7 @@ def test_failed_self_check_shows_its_report_once_in_ipython(capsys):
     try:
         shell.user_ns["namespace"] = {}
         exec(compile(CENTROIDS, "<notebook>", "exec"), shell.user_ns["namespace"])
-        result = shell.run_cell("from autograder.selfcheck import check\ncheck('mnist_accuracy', namespace)")
+        result = shell.run_cell("from autograder.grading.selfcheck import check\ncheck('mnist_accuracy', namespace)")
     finally:
         InteractiveShell.clear_instance()
     out = capsys.readouterr().out
@@ -279,7 +279,7 @@ def test_failed_self_check_shows_its_report_once_in_ipython(capsys):
 
 
 def test_self_check_does_nothing_while_grading(monkeypatch, capsys):
-    from autograder.selfcheck import check
+    from autograder.grading.selfcheck import check
     monkeypatch.setenv("AUTOGRADER_GRADING", "1")
     check("mnist_accuracy", {})      # an empty notebook would fail the check: it is not run
     assert capsys.readouterr().out == ""

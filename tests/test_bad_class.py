@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from autograder import report
-from autograder.notebook import NotebookError, read_notebook
+from autograder.grading import report
+from autograder.course.notebook import NotebookError, read_notebook
 from tests.grading import COURSE, ROOT, full_marks, notebook_from_source, points, solution_source
 
 A = "01_scalar_autodiff"
@@ -220,7 +220,7 @@ def test_a_notebook_filed_under_another_assignment_says_so_without_cheating_flag
 
 
 def test_an_unexpected_error_in_the_grader_is_that_submissions_result(monkeypatch, tmp_path):
-    from autograder import grade
+    from autograder.grading import grade
 
     def broken(notebook):
         raise KeyError("a bug of the grader's")
@@ -340,7 +340,8 @@ def test_a_typo_in_the_course_stops_before_grading_anyone_in_two_lines(tmp_path,
 
 def test_build_check_runs_the_same_preflight(monkeypatch):
     import dataclasses
-    from autograder import build, judge
+    from autograder.authoring import build
+    from autograder.grading import judge
     broken = [dataclasses.replace(a, notebook="scalar_autodif") if a.id == A else a
               for a in COURSE.assignments]
     monkeypatch.setattr(build, "_tasks_by_assignment", lambda root: broken)
@@ -366,7 +367,7 @@ def test_only_the_documented_depth_counts(tmp_path):
                  f"alice/notes/x.ipynb", "bob/readme.ipynb"):
         (sub / path).parent.mkdir(parents=True, exist_ok=True)
         (sub / path).write_text(json.dumps(notebook))
-    from autograder.grade import discover
+    from autograder.grading.grade import discover
     for given in (tmp_path, sub):
         found = {(s.student, s.assignment_id): s for s in discover([given], COURSE)}
         assert set(found) == {("alice", A), ("bob", A)}
@@ -388,7 +389,7 @@ def test_only_the_documented_depth_counts(tmp_path):
 
 def test_a_loose_notebook_named_dots_is_no_path_out_of_results(tmp_path):
     (tmp_path / "..._scalar_autodiff.ipynb").write_text(json.dumps({"nbformat": 4, "metadata": {}, "cells": []}))
-    from autograder.grade import discover
+    from autograder.grading.grade import discover
     [found] = discover([tmp_path], COURSE)
     assert (found.student, found.assignment_id) == ("unnamed...", A)
 

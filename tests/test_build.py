@@ -1,4 +1,4 @@
-"""autograder.build: solutions/<id>/<nb>.py -> nbgrader -> exercises/<id>/<nb>.ipynb.
+"""autograder.authoring.build: solutions/<id>/<nb>.py -> nbgrader -> exercises/<id>/<nb>.ipynb.
 
 The tests run the real nbgrader on a tiny course written into a temporary directory. nbgrader
 takes a few seconds to start, so the course is built once per module (per xdist worker) and the
@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import build as b
+from autograder.authoring import build as b
 
 COURSE_TOML = """\
 [course]

@@ -13,8 +13,9 @@ import pytest
 
 from selenium.webdriver.common.by import By
 
-from autograder import checking, classreport, report
-from autograder.course import load_course
+from autograder.grading import checking, report
+from autograder.reports import classreport
+from autograder.course.config import load_course
 from tests.grading import ROOT
 from tests.test_browser import browser  # noqa: F401 (the fixture: headless Chromium)
 

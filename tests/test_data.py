@@ -168,7 +168,7 @@ def test_a_corrupt_gzipped_file_gives_way_to_its_verified_uncompressed_twin(tmp_
 
 def test_the_graders_fingerprint_lists_the_uncompressed_files(tmp_path, tiny_raw, monkeypatch):
     """Dask workers must have the same MNIST files as the grader: the comparison sees them."""
-    from autograder.executors import fingerprint
+    from autograder.grading.executors import fingerprint
     _, files = tiny_raw
     write(tmp_path, files)
     (tmp_path / "unrelated.gz").write_bytes(b"x")

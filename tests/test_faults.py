@@ -132,7 +132,7 @@ def _run_processes(table, root_pid):
         return os.path.basename(table.get(pid, (0, 0, b""))[2].split(b"\0")[0]) == b"bwrap"
 
     def zygote_code(pid):       # a zygote or what it forked (they share its command line)
-        return b"autograder.zygote" in table.get(pid, (0, 0, b""))[2] and not bwrap(pid)
+        return b"autograder.sandbox.zygote" in table.get(pid, (0, 0, b""))[2] and not bwrap(pid)
 
     for pid in below:
         parent = table.get(pid, (0,))[0]
@@ -155,8 +155,8 @@ def _alive_of(table, pids):
 
 
 def _cgroup_processes(worker_pids) -> int:
-    """Processes left in the CPU-share cgroups that the run's processes made (autograder.cpushare)."""
-    from autograder import cpushare
+    """Processes left in the CPU-share cgroups that the run's processes made (autograder.sandbox.cpushare)."""
+    from autograder.sandbox import cpushare
     try:
         _, parent = cpushare._parent()
     except OSError:

@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder.grade import grading_seed
+from autograder.grading.grade import grading_seed
 from autograder.platforms import gradescope
 from tests.ecosystem import once_per_run
 from tests.grading import (COURSE, ROOT, exercise_path, mutate, notebook_from_source,
@@ -99,7 +99,7 @@ def container(tmp_path_factory):
 
 def test_zip_has_setup_and_run_autograder_at_its_root_with_the_grader_and_nothing_else(container):
     names = zipfile.ZipFile(container["archive"]).namelist()
-    assert {"setup.sh", "run_autograder", "course.toml", "requirements.txt", "autograder/grade.py",
+    assert {"setup.sh", "run_autograder", "course.toml", "requirements.txt", "autograder/grading/grade.py",
             "autograder/checks/scalar_autodiff.py", "dp/__init__.py"} <= set(names)
     assert not [n for n in names if n.split("/")[0] in ("solutions", "tests", "exercises", ".git")
                 or "__pycache__" in n]
@@ -264,7 +264,7 @@ def test_the_schema_refuses_what_gradescope_does_not_document():
 
 def test_without_a_sandbox_nothing_is_written_and_gradescope_sees_an_autograder_error(
         tmp_path, monkeypatch, capsys):
-    from autograder import seal
+    from autograder.sandbox import seal
     monkeypatch.setattr(seal, "unavailable", lambda: "bubblewrap cannot create namespaces (test)")
     (tmp_path / "submission").mkdir()
     assert gradescope.run(tmp_path, ASSIGNMENT) == 2

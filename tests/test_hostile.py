@@ -8,7 +8,7 @@ secret appears nowhere in what it writes, and nothing it did not write appears i
 folder or anywhere outside the submission's own temporary folder.
 
 The unprivileged grader runs as a uid of its own (UNPRIVILEGED), in a mount namespace where the
-Python installation below /root is reachable (autograder.isolation.run_as, as the sealed
+Python installation below /root is reachable (autograder.sandbox.isolation.run_as, as the sealed
 sandbox's own set-up does): everything else it does as any user would.
 """
 import json
@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import isolation, seal
+from autograder.sandbox import isolation, seal
 from tests.grading import ROOT, exercise_path, solution_source
 
 A = "01_scalar_autodiff"
@@ -74,7 +74,7 @@ CORPUS = {
                      "probes.binary = lambda ns, *a, **k: {'type': 'Scalar', 'value': 0.0, 'grads': [1.0, 1.0]}\n"
                      "probes.unary = lambda ns, *a, **k: {'type': 'Scalar', 'value': 0.0, 'grads': [1.0]}",
                      "tampering: replaced autograder.probes.scalar_autodiff.binary"),
-    "patch_protocol": ("stub", "import autograder.protocol as p\n_dumps = p.dumps\n"
+    "patch_protocol": ("stub", "import autograder.sandbox.protocol as p\n_dumps = p.dumps\n"
                        "p.dumps = lambda v: _dumps({'ok': True, 'result': {'type': 'Scalar', 'value': 1.0, 'grads': [1.0, 1.0]}})",
                        "did not start properly"),
     # forged probe replies
@@ -347,7 +347,7 @@ def test_no_process_left_behind(batch):
 
 
 def test_no_sysv_segment_outlives_its_sandbox(batch):
-    assert batch[2]["sysv_shm"]["cell_errors"] == []      # it was refused one (autograder.seccomp)
+    assert batch[2]["sysv_shm"]["cell_errors"] == []      # it was refused one (autograder.sandbox.seccomp)
     assert SHM_KEY not in _shm_keys() and SHM_KEY not in batch[5]
 
 
@@ -392,7 +392,7 @@ def _autograde(folder: Path, batch_root: Path, seconds: dict):
     (`_chunks`) at the same time, as separate nbgrader processes with gradebooks of their own:
     most of the time goes into waiting out the runaway notebooks' time limits. Writes
     autograde.log and, per student, the gradebook's score (None: no score)."""
-    from autograder.gradebook import COURSE_ID, open_gradebook
+    from autograder.platforms.gradebook import COURSE_ID, open_gradebook
     students = sorted(p.name for p in (batch_root / "submitted").iterdir())
     template = folder / "course"
     subprocess.run([sys.executable, "-m", "autograder", "nbgrader-course", str(template),

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from autograder import late, report
-from autograder.course import CourseError, LatePolicy, load_course
-from autograder.grade import Submission, _up_to_date
+from autograder.grading import late, report
+from autograder.course.config import CourseError, LatePolicy, load_course
+from autograder.grading.grade import Submission, _up_to_date
 from autograder.platforms import gradescope, lms
 from tests.grading import ROOT
 

@@ -6,9 +6,9 @@ import jupytext
 import nbformat
 import pytest
 
-from autograder.course import CourseError, load_course
-from autograder.grade import Submission, _provided_lines, grade_one
-from autograder.notebook import cell_labels, code_cells, scan_library_use
+from autograder.course.config import CourseError, load_course
+from autograder.grading.grade import Submission, _provided_lines, grade_one
+from autograder.course.notebook import cell_labels, code_cells, scan_library_use
 from tests.grading import COURSE, ROOT, notebook_from_source, solution_source
 
 DELEGATES = "\n# %%\ndef adam_update(theta, g, state, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-8):\n" \

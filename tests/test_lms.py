@@ -10,8 +10,8 @@ import sys
 import pandas as pd
 import pytest
 
-from autograder import report
-from autograder.course import CourseError
+from autograder.grading import report
+from autograder.course.config import CourseError
 from autograder.platforms import lms
 from tests.grading import COURSE, ROOT
 

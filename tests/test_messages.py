@@ -2,7 +2,7 @@
 error happened, the feedback page), each on the notebook that provokes it."""
 import pytest
 
-from autograder import report
+from autograder.grading import report
 from tests.grading import (COURSE, grade_source, mutate, notebook_from_source, run_in_process,
                            solution_source)
 
@@ -36,8 +36,8 @@ def test_a_renamed_function_is_named_with_its_section_by_the_self_check(tmp_path
 
 def test_a_key_error_of_the_students_own_code_is_still_theirs():
     """Only a probe's failed lookup of a name that the exercise defines is rewritten."""
-    from autograder.judge import _message
-    from autograder.errors import ProbeError
+    from autograder.grading.judge import _message
+    from autograder.sandbox.errors import ProbeError
 
     class Info:
         def __init__(self, error):
@@ -74,7 +74,7 @@ def test_errors_name_the_cell_by_its_first_line_not_a_number_counting_markdown(t
 
 
 def test_a_cell_label_quotes_the_first_line_and_the_execution_count():
-    from autograder.notebook import cell_labels
+    from autograder.course.notebook import cell_labels
     notebook = {"cells": [{"cell_type": "markdown", "source": "# Title"},
                           {"cell_type": "code", "source": ["\n", "import torch  # why not\n"],
                            "execution_count": 7},

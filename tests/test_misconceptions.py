@@ -1,7 +1,7 @@
 """Known mistakes named in feedback (issue 19): the catalogue registered beside the references
 (autograder/references/__init__.py: `misconception`), computed on the check's own inputs when
 grading, recorded and replayed like any reference value in the bundle, and named by one helper
-(autograder/checking.py: `misconception`) only when a reply equals a mistake's value.
+(autograder/grading/checking.py: `misconception`) only when a reply equals a mistake's value.
 
 The coverage of the corpus of mutants: tests/test_mutants.py (asserted on the written-from part)
 and tests/misconception_coverage.py (measured on the held-out part)."""
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import NAMES, OR_NAMES, misconception, within
-from autograder.judge import run_checks
-from autograder.public_cases import has_references, solution_namespace
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.checking import NAMES, OR_NAMES, misconception, within
+from autograder.grading.judge import run_checks
+from autograder.authoring.public_cases import has_references, solution_namespace
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import COURSE
 
 
@@ -167,7 +167,7 @@ def test_a_known_mistake_is_named_on_the_hidden_inputs_only():
     same kinds of replies, valid, but the values of other inputs), fail without being named:
     the mistake's values on the hidden inputs are other ones."""
     from tests.mutants.scalar_autodiff import MUTANTS
-    from autograder.public_cases import notebook_namespace
+    from autograder.authoring.public_cases import notebook_namespace
     assignment = COURSE.assignment("01_scalar_autodiff")
     mutant = next(m for m in MUTANTS if m.name == "sigmoid_of_minus_x")
     forger = Forger(notebook_namespace(mutant.source(), mutant.name), assignment)
@@ -185,7 +185,7 @@ def test_the_student_bundle_ships_no_known_mistake():
     """The self-check imports the checks and the reference proxy, never a reference module, where
     the references' mistakes are (their values on the public inputs are in the public cases; the
     release's scan for reference code, tests/test_release.py, looks for their code too)."""
-    from autograder.release import needed_modules
+    from autograder.authoring.release import needed_modules
     shipped = set(needed_modules())
     assert "autograder/references/__init__.py" in shipped
     assert not {p for p in shipped if p.startswith("autograder/references/")} - \
@@ -199,7 +199,7 @@ def test_the_student_bundle_ships_no_known_mistake():
 def test_the_demo_class_students_with_a_known_mistake_are_told_its_name(tmp_path):
     """`make demo`'s rui (d(a - b)/db = +1) and sam (sigma(-x)), graded in the sandbox as the
     demo grades them: the task of the mistake names it, and only that task fails."""
-    from autograder.demo_students import MISTAKEN, make_class
+    from autograder.authoring.demo_students import MISTAKEN, make_class
     from tests.grading import grade_notebook
     make_class(tmp_path, copies=False, untouched=None)
     whys = {m.id: m.why for m in references.catalogue("scalar_autodiff")}

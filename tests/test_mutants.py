@@ -16,8 +16,9 @@ from unittest import mock
 
 import pytest
 
-import autograder.grade
-from autograder import public_cases, references
+import autograder.grading.grade
+from autograder.authoring import public_cases
+from autograder import references
 from tests import misconception_coverage
 from tests.grading import COURSE, explain, grade_source, points
 from tests.mutants import all_mutants, held_out, naming
@@ -36,7 +37,7 @@ def solution_cases(assignment) -> dict:
 
 def graded_with_self_check_calls(mutant, tmp_path) -> tuple:
     """(the result of grading `mutant`, the keys of its self-check's reference calls)."""
-    calls, grade_checks = {}, autograder.grade.run_checks
+    calls, grade_checks = {}, autograder.grading.grade.run_checks
 
     def then_self_check(submission, assignment, seed, *args, **kwargs):
         results = grade_checks(submission, assignment, seed, *args, **kwargs)
@@ -45,7 +46,7 @@ def graded_with_self_check_calls(mutant, tmp_path) -> tuple:
         calls.update(recorded.get(assignment.notebook, {}))
         return results
 
-    with mock.patch.object(autograder.grade, "run_checks", then_self_check):
+    with mock.patch.object(autograder.grading.grade, "run_checks", then_self_check):
         result = grade_source(mutant.source(), mutant.assignment, tmp_path)
     return result, set(calls)
 

@@ -7,11 +7,12 @@ import time
 
 import pytest
 
-from autograder import public_cases, references
+from autograder.authoring import public_cases
+from autograder import references
 from autograder.references import scalar_autodiff as ref
-from autograder.errors import ProbeError
-from autograder.judge import run_checks
-from autograder.selfcheck import LocalSubmission
+from autograder.sandbox.errors import ProbeError
+from autograder.grading.judge import run_checks
+from autograder.grading.selfcheck import LocalSubmission
 from tests.mutants.scalar_autodiff import ORDER_AND_SEED
 from tests.grading import (COURSE, assert_full_marks, explain, forbidden_imports_of_probes,
                            full_marks, grade_notebook, grade_source, load_checks, mutate,

@@ -3,9 +3,9 @@ check cells pass on the solution and fail readably on the exercise, and grading 
 checks on other shapes than the self-check does."""
 from __future__ import annotations
 
-from autograder.grade import grading_seed
-from autograder.judge import run_checks
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.grade import grading_seed
+from autograder.grading.judge import run_checks
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks, explain,
                            forbidden_imports_of_probes, grade_notebook, notebook_tests,
                            notebooks_fixture, run_in_process)

@@ -6,7 +6,7 @@ import pytest
 
 import dp
 from autograder.references import activation_functions as reference
-from autograder.selfcheck import CheckFailed
+from autograder.grading.selfcheck import CheckFailed
 from tests.grading import (assert_earns_nothing, assert_full_marks, exercise_path, explain,
                            full_marks, grade_notebook, grade_source, load_checks, mutate,
                            notebook_fixture, notebook_from_source, points, run_in_process,

@@ -4,10 +4,10 @@ named mistake is far from the textbook reference on any hidden problem."""
 import numpy as np
 import pytest
 
-from autograder.grade import grading_seed
-from autograder.judge import run_checks
+from autograder.grading.grade import grading_seed
+from autograder.grading.judge import run_checks
 from autograder.references import optimizers as reference
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import (COURSE, assert_earns_nothing, assert_full_marks, exercise_path,
                            explain, full_marks, grade_notebook, grade_source, load_checks, mutate,
                            notebook_fixture, points, solution_source)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import dp
-from autograder.judge import run_checks
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.judge import run_checks
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, full_marks,
                            grade_notebook, notebook_tests, notebooks_fixture)
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.judge import run_checks
+from autograder.grading.judge import run_checks
 from autograder.references import batch_normalisation as reference
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, explain,
                            full_marks, grade_notebook, load_checks, notebook_tests,
                            notebooks_fixture)

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.judge import _credit, run_checks
+from autograder.grading.judge import _credit, run_checks
 from autograder.probes import mnist as probes
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import COURSE, ROOT, load_checks, solution_source
 
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.judge import run_checks
+from autograder.grading.judge import run_checks
 from autograder.probes import optimisation_beyond_ml as probes
 from autograder.references import optimisation_beyond_ml as refs
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.selfcheck import LocalSubmission
 from dp import Node
 from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, full_marks,
                            grade_notebook, load_checks, notebook_tests, notebooks_fixture)

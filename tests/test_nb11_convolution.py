@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.judge import run_checks
+from autograder.grading.judge import run_checks
 from autograder.references import convolution as reference
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import (COURSE, LIKE_JUPYTER_IN_ITS_FOLDER, assert_full_marks, explain,
                            full_marks, grade_notebook, grade_source, load_checks, mutate,
                            notebook_tests, notebooks_fixture, points, solution_source,

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import dp
-from autograder.judge import run_checks
+from autograder.grading.judge import run_checks
 from autograder.references import recurrent_networks as reference
-from autograder.selfcheck import LocalSubmission
+from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks, explain,
                            forbidden_imports_of_probes, full_marks, grade_notebook, grade_source,
                            load_checks, mutate, notebook_tests, notebooks_fixture, points,

@@ -1,7 +1,7 @@
 """The nbgrader path, with the real nbgrader: `python -m autograder nbgrader-course DIR`, then
 nbgrader's own autograde, generate_feedback, export and formgrader in DIR, and the same totals
 as `python -m autograder grade` on the same submissions, hostile ones included: autograde grades
-in the sandbox (autograder.nbgrader_plugin), not in the student's kernel."""
+in the sandbox (autograder.platforms.nbgrader_plugin), not in the student's kernel."""
 import csv
 import os
 import shutil
@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import build
-from autograder.gradebook import open_gradebook
+from autograder.authoring import build
+from autograder.platforms.gradebook import open_gradebook
 from tests.grading import COURSE, ROOT
 from tests.ecosystem import answered, get, jupyter, once_per_run
 
@@ -27,8 +27,8 @@ EXPECTED = {"solution": 10.0, "stub": 0.0, "partial": 6.0,   # partial: parts 1 
 # What a stub adds, in a cell of its own after the imports, to pass every grade cell when the
 # grade cells run in its kernel (nbgrader's default autograde)
 HOSTILE = {"forger": "check = lambda *args, **kwargs: None",
-           "patcher": "import autograder.selfcheck\n"
-                      "autograder.selfcheck.check = lambda *args, **kwargs: None"}
+           "patcher": "import autograder.grading.selfcheck\n"
+                      "autograder.grading.selfcheck.check = lambda *args, **kwargs: None"}
 
 
 def run(*command, cwd, env=None, timeout=600):
@@ -250,7 +250,7 @@ def test_grade_writes_the_same_totals_into_a_gradebook(course):
 
 
 def test_gradebook_gets_assignments_nbgrader_has_not_seen(tmp_path):
-    from autograder.gradebook import write_grades
+    from autograder.platforms.gradebook import write_grades
     result = {"student": "dana", "assignment": ASSIGNMENT, "score": 3.0, "tasks": [
         {"id": t.id, "points": 3.0 if t.id == "scalar_arithmetic" else 0.0}
         for t in COURSE.assignment(ASSIGNMENT).tasks]}
@@ -267,7 +267,7 @@ def test_rows_without_a_submission_are_not_written_into_the_gradebook(tmp_path):
     """`grade` gives every student a row; nbgrader's gradebook gets only submissions: a missing
     notebook and an unidentified loose one are skipped, a notebook that could not be graded is
     written, worth 0."""
-    from autograder.gradebook import write_grades
+    from autograder.platforms.gradebook import write_grades
     tasks = [{"id": t.id, "points": 0.0} for t in COURSE.assignment(ASSIGNMENT).tasks]
     rows = [{"student": "erin", "assignment": ASSIGNMENT, "status": "missing", "tasks": tasks},
             {"student": "mystery", "assignment": "unidentified", "status": "error", "tasks": []},
@@ -285,7 +285,7 @@ def test_verdicts_become_nbgrader_scores_partial_credit_included():
     from nbgrader.nbgraderformat import MetadataValidator
     from nbgrader.utils import determine_grade
 
-    from autograder.nbgrader_plugin import apply_result
+    from autograder.platforms.nbgrader_plugin import apply_result
 
     def grade_cell(grade_id, points):
         return nbformat.v4.new_code_cell(f"check({grade_id!r})", metadata={"nbgrader": {

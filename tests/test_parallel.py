@@ -13,8 +13,8 @@ import jupytext
 import nbformat
 import pytest
 
-from autograder import executors
-from autograder.executors import process_table, submission_processes
+from autograder.grading import executors
+from autograder.grading.executors import process_table, submission_processes
 from tests.grading import ROOT, exercise_path, repeatable, solution_source
 from tests.mutants import all_mutants
 
@@ -266,7 +266,7 @@ def test_a_call_whose_worker_dies_is_retried_once_then_lost(tmp_path, executor):
 
 def test_pool_workers_die_with_the_main_process(tmp_path):
     """SIGKILL to the process that runs the pool: its workers end too (PR_SET_PDEATHSIG)."""
-    script = ("import sys, time, os\nfrom autograder import executors\n"
+    script = ("import sys, time, os\nfrom autograder.grading import executors\n"
               "def nap(i):\n    time.sleep(60)\n"
               "with executors.completed(nap, [(1,), (2,)], 'local', workers=2) as answers:\n"
               "    print(os.getpid(), flush=True)\n    list(answers)\n")

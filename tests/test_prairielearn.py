@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder.grade import grading_seed
+from autograder.grading.grade import grading_seed
 from autograder.platforms import prairielearn
 from tests.ecosystem import once_per_run
 from tests.grading import COURSE, ROOT, mutate, notebook_from_source, solution_source

@@ -27,7 +27,7 @@ import inspect
 
 import pytest
 
-from autograder.course import PACKAGE
+from autograder.course.config import PACKAGE
 from tests.grading import (COURSE, SOLUTION_BLOCK, explain, full_marks, grade_source, points,
                            solution_source)
 
@@ -229,9 +229,9 @@ def _gradients(out) -> dict:
 # methods), a stub whose answer blocks call it with a compatible signature must earn 0 on every
 # task. The bundle's checks are importable only where the self-check runs, next to the notebook,
 # so the stub runs in this process and is graded there (its checks with a hidden seed).
-from autograder import public_cases  # noqa: E402
-from autograder.judge import run_checks  # noqa: E402
-from autograder.selfcheck import LocalSubmission  # noqa: E402
+from autograder.authoring import public_cases  # noqa: E402
+from autograder.grading.judge import run_checks  # noqa: E402
+from autograder.grading.selfcheck import LocalSubmission  # noqa: E402
 
 HIDDEN_SEED = 20261005      # any seed but the public one
 

@@ -16,9 +16,10 @@ import importlib
 
 import pytest
 
-from autograder import public_cases, references
-from autograder.judge import run_checks
-from autograder.selfcheck import CheckFailed, LocalSubmission, check
+from autograder.authoring import public_cases
+from autograder import references
+from autograder.grading.judge import run_checks
+from autograder.grading.selfcheck import CheckFailed, LocalSubmission, check
 from tests.grading import COURSE, mutate, solution_source, stub_source
 
 _recorded: dict = {}     # {assignment id: (solution namespace, cases, results with the references)}

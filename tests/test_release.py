@@ -13,8 +13,8 @@ import zoneinfo
 import nbformat
 import pytest
 
-from autograder import release
-from autograder.course import CourseError, load_course
+from autograder.authoring import release
+from autograder.course.config import CourseError, load_course
 from tests.ecosystem import answered, once_per_run
 from tests.grading import COURSE, ROOT, solution_source
 
@@ -52,7 +52,7 @@ def files(folder):
 def test_bundle_has_the_library_the_exercises_the_checks_and_a_readme(bundle):
     shipped = set(files(bundle))
     assert {"README.md", "pyproject.toml", "Makefile", "course.toml", "dp/__init__.py",
-            "autograder/__init__.py", "autograder/selfcheck.py",
+            "autograder/__init__.py", "autograder/grading/selfcheck.py",
             "autograder/checks/pytest.ini"} <= shipped
     for a in COURSE.assignments:
         assert f"exercises/{a.id}/{a.notebook}.ipynb" in shipped
@@ -104,7 +104,7 @@ def test_the_scan_finds_planted_solution_text(bundle, tmp_path, plant):
 def test_bundle_has_public_cases_and_no_reference_code(bundle):
     """The references stay with the grader: the bundle has their proxy only, which replays the
     public cases recorded for every assignment whose checks have references."""
-    from autograder.public_cases import has_references
+    from autograder.authoring.public_cases import has_references
     shipped = files(bundle)
     assert [p for p in shipped if p.startswith("autograder/references/")] == \
         ["autograder/references/__init__.py"]
@@ -158,7 +158,7 @@ def test_the_course_file_keeps_everything_but_the_grading_seed(bundle):
 
 def test_only_what_the_self_check_imports_is_shipped_of_the_engine():
     shipped = release.needed_modules(ROOT)
-    assert "autograder/selfcheck.py" in shipped and "autograder/judge.py" in shipped
+    assert "autograder/grading/selfcheck.py" in shipped and "autograder/grading/judge.py" in shipped
     assert not [m for m in shipped if m.split("/")[-1] in GRADING_ONLY]
 
 
@@ -168,7 +168,7 @@ SELF_CHECK = textwrap.dedent("""
     bundle = Path(sys.argv[1])
     sys.path.insert(0, str(bundle))
     import nbformat
-    from autograder.selfcheck import CheckFailed
+    from autograder.grading.selfcheck import CheckFailed
     import autograder, dp
     verdicts = {"modules": [autograder.__file__, dp.__file__]}
     for label, path in (("solution", sys.argv[2]), ("stub", sys.argv[3])):

@@ -32,12 +32,12 @@ from unittest import mock
 import numpy as np
 import pytest
 
-import autograder.grade
-import autograder.judge
-from autograder import protocol
-from autograder.judge import run_checks
+import autograder.grading.grade
+import autograder.grading.judge
+from autograder.sandbox import protocol
+from autograder.grading.judge import run_checks
 from autograder.probes.schema import Either, Hint, Items, Record, Table
-from autograder.replies import MalformedReply, spec_of, validate
+from autograder.grading.replies import MalformedReply, spec_of, validate
 from tests.grading import (COURSE, ROOT, explain, full_marks, grade_source, points,
                            solution_source)
 
@@ -83,7 +83,7 @@ def recording(assignment_id) -> dict:
         return results
 
     with tempfile.TemporaryDirectory() as folder, \
-            mock.patch.object(autograder.grade, "run_checks", recording_run_checks):
+            mock.patch.object(autograder.grading.grade, "run_checks", recording_run_checks):
         recorded["result"] = grade_source(solution_source(assignment_id), assignment_id, folder)
     return recorded
 
@@ -160,14 +160,14 @@ def baseline(assignment_id) -> tuple:
     """(results, reads) of replaying the genuine replies; reads: {(check, request key): the paths
     of the parts of the reply that the check read}."""
     found = {}
-    validated = autograder.judge.Validated
+    validated = autograder.grading.judge.Validated
 
     class Reading(validated):
         def probe(self, name, **kwargs):
             reply = super().probe(name, **kwargs)
             return tracked(reply, found.setdefault((current_check(), request_key(name, kwargs)), set()))
 
-    with mock.patch.object(autograder.judge, "Validated", Reading):
+    with mock.patch.object(autograder.grading.judge, "Validated", Reading):
         results = replay(assignment_id)
     return results, found
 
@@ -503,7 +503,7 @@ def test_items_are_counted_outside_strings_exactly():
 
 RECEIVER = """
 import json, re
-from autograder import protocol
+from autograder.sandbox import protocol
 try:
     protocol.receive(0, max_bytes=MAX_REPLY, timeout=120)
     refused = None

@@ -8,7 +8,7 @@ import sys
 import nbformat
 import pytest
 
-from autograder import seal
+from autograder.sandbox import seal
 from tests.grading import ROOT, grade_notebook, notebook_from_source, solution_source
 
 SEALED = pytest.mark.skipif(seal.unavailable() is not None,
@@ -82,7 +82,7 @@ def test_no_isolation_grades_and_says_so_in_every_result(notebook, tmp_path):
 
 HOG = """
 import ctypes, threading, time
-assert ctypes.CDLL(None).fork() == -1   # no process beyond the guards either (autograder.seccomp)
+assert ctypes.CDLL(None).fork() == -1   # no process beyond the guards either (autograder.sandbox.seccomp)
 def busy():
     while True:
         pass
@@ -98,8 +98,8 @@ def test_a_sandbox_gets_one_processor_and_no_more():
     are all in its cgroup, capped at one processor, so a neighbour graded at the same time keeps
     the other one (benchmarks/neighbour.py measures it: the held-back time depends on the
     machine's load, so it is not asserted here)."""
-    from autograder import cpushare
-    from autograder.sandbox import Sandbox
+    from autograder.sandbox import cpushare
+    from autograder.sandbox.process import Sandbox
     from tests.grading import COURSE
     with Sandbox([(1, HOG)], COURSE.assignment("01_scalar_autodiff")) as sandbox:
         group = sandbox.process.cgroup

@@ -1,4 +1,4 @@
-"""The system-call filter (autograder.seccomp): the calls it refuses are refused inside a sealed
+"""The system-call filter (autograder.sandbox.seccomp): the calls it refuses are refused inside a sealed
 submission, as root and as an unprivileged grader (new processes among them), and threads
 still work. And nothing the submission inherits is writable (isolation.read_only_everywhere):
 only its own /work, /tmp and /dev/shm, fresh for each submission."""
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from autograder import isolation, seal, seccomp
+from autograder.sandbox import isolation, seal, seccomp
 from tests.grading import ROOT, notebook_from_source, solution_source
 
 A = "01_scalar_autodiff"

@@ -1,5 +1,5 @@
 """`python -m autograder similarity SUBMISSIONS ASSIGNMENT` on a synthetic class of 01 (see
-autograder/demo_students.py): honest students in their own styles, two planted copies (renamed
+autograder/authoring/demo_students.py): honest students in their own styles, two planted copies (renamed
 variables, reordered functions and cells, added comments), and the exercise handed in as it
 was released. No notebook is run: the comparison reads code cells only."""
 import csv
@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 
-from autograder import similarity
-from autograder.demo_students import A, PLANTED, make_class
-from autograder.notebook import code_cells
+from autograder.reports import similarity
+from autograder.authoring.demo_students import A, PLANTED, make_class
+from autograder.course.notebook import code_cells
 from tests.grading import ROOT
 
 pytest.importorskip("copydetect")

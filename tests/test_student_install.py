@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from autograder.course import ROOT
+from autograder.course.config import ROOT
 from tests.ecosystem import free_port, get, kernel_environment
 
 BASE_PYTHON = getattr(sys, "_base_executable", None) or shutil.which("python3")

@@ -4,7 +4,7 @@ import subprocess
 import sys
 import time
 
-from autograder import workdirs
+from autograder.sandbox import workdirs
 
 
 def _folder(parent, name, age, content=None):

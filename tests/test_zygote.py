@@ -1,4 +1,4 @@
-"""The zygote (autograder.zygote, autograder.forkserver): submissions forked from a process that
+"""The zygote (autograder.sandbox.zygote, autograder.sandbox.forkserver): submissions forked from a process that
 has imported what they need, graded exactly as when each starts a fresh interpreter."""
 import dataclasses
 import json
@@ -13,9 +13,9 @@ import jupytext
 import nbformat
 import pytest
 
-from autograder import forkserver
-from autograder.grade import Submission, grade_one
-from autograder.sandbox import Sandbox, SubmissionCrashed
+from autograder.sandbox import forkserver
+from autograder.grading.grade import Submission, grade_one
+from autograder.sandbox.process import Sandbox, SubmissionCrashed
 from tests.grading import COURSE, ROOT, exercise_path, repeatable, solution_source
 from tests.mutants import all_mutants
 
@@ -51,7 +51,7 @@ def _host_pids(sandbox) -> tuple:
     are those of the zygote's PID namespace. Below bubblewrap: the zygote, then per submission
     a waiting process and the submission, the first of its own PID namespace."""
     bwrap = sandbox.process._zygote.process.pid
-    forks = [p for p in _descendants(bwrap) if b"autograder.zygote" in _command(p)   # and its children
+    forks = [p for p in _descendants(bwrap) if b"autograder.sandbox.zygote" in _command(p)   # and its children
              and not _command(p).startswith(_command(bwrap).split(b"\0")[0])]      # not bwrap's own
     [zygote] = [p for p in forks if not any(p in _children(q) for q in forks)]
     [middle] = _children(zygote)
@@ -76,7 +76,7 @@ def _gone(pid) -> bool:
 def test_a_submission_is_forked_by_a_zygote_into_namespaces_of_its_own():
     with _sandbox("x = 1") as sandbox:
         zygote, submission = _host_pids(sandbox)
-        assert b"autograder.zygote" in _command(zygote)
+        assert b"autograder.sandbox.zygote" in _command(zygote)
         assert sandbox.report["errors"] == []
         for ns in ("pid", "user", "mnt", "ipc", "net", "uts"):
             assert os.readlink(f"/proc/{zygote}/ns/{ns}") != os.readlink(f"/proc/{submission}/ns/{ns}"), ns
@@ -163,7 +163,7 @@ def test_a_zygote_imports_no_module_its_assignment_forbids(assignment):
     modules = forkserver.preload_for(a)
     code = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\nimport importlib\n"
             f"for m in {list(modules)!r}:\n    importlib.import_module(m)\n"
-            "from autograder.zygote import warm_up\nwarm_up()\n"
+            "from autograder.sandbox.zygote import warm_up\nwarm_up()\n"
             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(a.forbidden_imports)!r}))")
     run = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                          env={"MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "PATH": os.environ["PATH"]})
@@ -229,7 +229,7 @@ def _linger(code):
     _stay(True)
 _daemon(False)
 _daemon(False)
-sys.modules["autograder.runner"]._exit = _linger
+sys.modules["autograder.sandbox.runner"]._exit = _linger
 """
 
 
@@ -282,10 +282,10 @@ def linger_scenario(name) -> dict:
 @pytest.mark.parametrize("mode", ["root", "unprivileged"] if os.geteuid() == 0 else ["unprivileged"])
 def test_nothing_of_a_submission_outlives_its_sandbox(mode, tmp_path):
     """A submission that clears PR_SET_PDEATHSIG, tries to double-fork and start sessions of its
-    own (refused: autograder.seccomp) and leaves itself busy: once its sandbox has closed, no
+    own (refused: autograder.sandbox.seccomp) and leaves itself busy: once its sandbox has closed, no
     process of it (of its PID namespace) exists; the next submission from the same zygote runs
     alongside nothing of it, and the result says that it had to be killed."""
-    from autograder import isolation, seal
+    from autograder.sandbox import isolation, seal
     if seal.unavailable() is not None:
         pytest.skip(f"no sealed sandbox here: {seal.unavailable()}")
     name = f"lng{os.getpid()}{mode[0]}"[:15]

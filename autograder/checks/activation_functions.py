@@ -13,7 +13,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.checking import misconception, rel_error, within
+from autograder.grading.checking import misconception, rel_error, within
 from dp import Node
 
 ref = references.of(__name__)

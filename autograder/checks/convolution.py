@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import floored_rel_error as rel_error
-from autograder.checking import floored_rel_errors as rel_errors
-from autograder.checking import misconception, within
+from autograder.grading.checking import floored_rel_error as rel_error
+from autograder.grading.checking import floored_rel_errors as rel_errors
+from autograder.grading.checking import misconception, within
 
 ref = references.of(__name__)
 

@@ -18,7 +18,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.checking import misconception, probe
+from autograder.grading.checking import misconception, probe
 from autograder.probes.dp_library import _token as token   # the probe's tokens, made again here
 from dp import Node, relative_error
 

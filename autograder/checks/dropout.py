@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import misconception
+from autograder.grading.checking import misconception
 
 ref = references.of(__name__)
 

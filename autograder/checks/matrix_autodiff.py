@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import misconception, pairs
-from autograder.errors import ProbeError
+from autograder.grading.checking import misconception, pairs
+from autograder.sandbox.errors import ProbeError
 from dp import relative_error
 
 ref = references.of(__name__)

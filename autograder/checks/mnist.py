@@ -1,7 +1,7 @@
 """Checks of 09 MNIST: accuracy on test digits held by the grader.
 
 The digits are the grader's `dp.data.mnist().x_test`: the grading sandbox holds the training
-digits only (autograder/seal.py), so no submission has them. In the self-check they are the
+digits only (autograder/sandbox/seal.py), so no submission has them. In the self-check they are the
 notebook's own test digits (the student has no others).
 
 How the accuracy is measured:
@@ -27,7 +27,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.checking import misconception
+from autograder.grading.checking import misconception
 from autograder.probes.mnist import stack_problem
 
 ref = references.of(__name__)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import misconception, pairs, rel_error
+from autograder.grading.checking import misconception, pairs, rel_error
 
 ref = references.of(__name__)
 

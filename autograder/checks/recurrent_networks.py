@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.checking import misconception, probe
+from autograder.grading.checking import misconception, probe
 from autograder.probes.recurrent_networks import MAX_UNITS
 from dp import relative_error
 

@@ -17,7 +17,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.checking import misconception, rel_error, within
+from autograder.grading.checking import misconception, rel_error, within
 
 ref = references.of(__name__)
 

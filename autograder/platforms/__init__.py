@@ -1,6 +1,9 @@
-"""Grading where instructors grade: Gradescope (`gradescope`), PrairieLearn (`prairielearn`),
-and grades into Canvas or Moodle (`lms`). Each is a thin translation of this grader's own
-result (autograder.grade) into the format the platform documents; what they share is here:
+"""Grading where instructors grade: Gradescope, PrairieLearn, Canvas and Moodle (`lms`), nbgrader (`nbgrader_course`, `nbgrader_plugin`, `gradebook`).
+May import: `grading`, `reports`, `authoring` (the nbgrader course's build), `course`, and `sandbox.seal` (is isolation available).
+Must never import: `sandbox` internals, nor where the answers live (references, checks): a platform translates results, it never judges.
+
+Each is a thin translation of this grader's own result (autograder.grading.grade) into the
+format the platform documents; what Gradescope and PrairieLearn share is here:
 
   * `write_grader`: the files a grading container needs (the grader, dp, course.toml, pinned
     requirements), copied from this repository;
@@ -8,7 +11,7 @@ result (autograder.grade) into the format the platform documents; what they shar
   * `task_output`, `summary`: a task's and a submission's feedback as plain text.
 
 The grading seed lives in the container's copy of course.toml only, readable by root alone
-(`SECRET_MODE`). The sealed sandbox never shows it (autograder.seal: an allow-list of the
+(`SECRET_MODE`). The sealed sandbox never shows it (autograder.sandbox.seal: an allow-list of the
 runtime, the packages, the probe module and the training digits), and nothing the student is
 shown (results.json, the feedback text) contains it.
 """
@@ -21,8 +24,8 @@ import shutil
 import time
 from pathlib import Path
 
-from .. import late
-from ..course import PACKAGE, ROOT, load_course
+from ..grading import late
+from ..course.config import PACKAGE, ROOT, load_course
 
 SECRET_MODE = 0o600      # course.toml in a container: the grading seed, for root (the grader) only
 GRADER_ONLY_MODE = 0o700  # the checks and references: the grader's, never bound into a sandbox
@@ -64,18 +67,18 @@ def grader_modes(root: Path) -> dict:
 
 def submitted_notebooks(folder: Path) -> list:
     """The notebooks a platform put into `folder` (at any depth, links not followed)."""
-    from ..grade import _notebooks
+    from ..grading.grade import _notebooks
     return _notebooks(Path(folder), recursive=True)
 
 
 def grade_folder(folder, assignment_id, student, course_path=None, protect=()) -> tuple:
     """Grade the notebook in `folder` for `assignment_id` in the sealed sandbox, as
     `python -m autograder grade` does; returns (result, PNG figures, seconds). Several
-    notebooks: the one named as the assignment's (autograder.grade._choose says which);
+    notebooks: the one named as the assignment's (autograder.grading.grade._choose says which);
     none: a result with status "missing". Raises seal.IsolationUnavailable when submissions
     cannot be sealed here (the platform's container, not the student, is at fault)."""
-    from .. import seal
-    from ..grade import _choose, grade_one, ungraded
+    from ..sandbox import seal
+    from ..grading.grade import _choose, grade_one, ungraded
     seal.require()
     started = time.monotonic()
     course = load_course(course_path)

@@ -34,8 +34,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .. import late, report
-from ..course import load_course
+from ..grading import late, report
+from ..course.config import load_course
 from . import (container_main, grade_folder, grader_modes, submitted_notebooks, summary,
                task_output, write_grader)
 from .prairielearn import notebooks_digest
@@ -83,7 +83,7 @@ chmod 755 "$source_dir/run_autograder" "$source_dir/setup.sh"
 if [ -e "$root/run_autograder" ]; then chmod 755 "$root/run_autograder"; fi
 python="${DP_GRADESCOPE_PYTHON:-$root/venv/bin/python}"
 cd "$source_dir"
-"$python" -c 'from autograder import seal
+"$python" -c 'from autograder.sandbox import seal
 reason = seal.unavailable()
 print("sealed sandbox:", "NOT AVAILABLE in this container: " + reason if reason else "available")'
 """
@@ -170,7 +170,7 @@ def attempt_of(metadata: dict, folder) -> str:
 
 def grading_key(metadata: dict, folder) -> str:
     """What the grading seed is derived from, and the result's "student": who submitted and
-    which attempt (autograder.grade.grading_seed). A student who resubmits is graded on other
+    which attempt (autograder.grading.grade.grading_seed). A student who resubmits is graded on other
     hidden inputs each time, so expected values learned from one attempt's feedback cannot be
     replayed on the next; a regrade of the same submission gets the same inputs and score."""
     student, attempt = student_of(metadata), attempt_of(metadata, folder)
@@ -204,7 +204,7 @@ def run(root, assignment_id: str) -> int:
     """Grade ROOT/submission/ and write ROOT/results/results.json; 0 when written. When the
     container cannot seal submissions, nothing is written and 2 returned: Gradescope then
     reports an autograder error (the instructor's to fix, no score for the student)."""
-    from ..seal import IsolationUnavailable
+    from ..sandbox.seal import IsolationUnavailable
     root = Path(root)
     course_path = root / "source" / "course.toml"
     try:

@@ -28,8 +28,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .. import report
-from ..course import CourseError
+from ..grading import report
+from ..course.config import CourseError
 
 ROSTER_COLUMNS = ("student", "name", "email", "canvas_id", "sis_user_id", "sis_login_id",
                   "section", "id_number")

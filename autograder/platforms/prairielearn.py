@@ -35,8 +35,8 @@ import sys
 import uuid
 from pathlib import Path
 
-from .. import report
-from ..course import load_course
+from ..grading import report
+from ..course.config import load_course
 from . import (container_main, grade_folder, grader_modes, submitted_notebooks, summary,
                task_output, write_grader)
 
@@ -144,7 +144,7 @@ def notebooks_digest(folder) -> str:
 
 def grading_key(data: dict, folder) -> str:
     """What the grading seed is derived from, and the result's "student": the variant and the
-    submitted notebook (autograder.grade.grading_seed). Each notebook submitted is graded on
+    submitted notebook (autograder.grading.grade.grading_seed). Each notebook submitted is graded on
     hidden inputs of its own, so expected values learned from one attempt's feedback cannot be
     replayed on the next; a regrade of the same notebook gets the same inputs and score."""
     return f"{student_of(data)} notebook-{notebooks_digest(folder)[:16]}"
@@ -183,7 +183,7 @@ def results_json(result: dict, figures=()) -> dict:
 
 def run(root, assignment_id: str) -> int:
     """Grade ROOT/student/ and write ROOT/results/results.json."""
-    from ..seal import IsolationUnavailable
+    from ..sandbox.seal import IsolationUnavailable
     root = Path(root)
     course_path = root / "serverFilesCourse" / FOLDER / "course.toml"
     try:

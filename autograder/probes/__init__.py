@@ -1,4 +1,6 @@
-"""Probes: functions that run next to the student's code and return plain data.
+"""Probes: functions that run next to the student's code, in the submission's process, and return plain data; their reply schemas (`schema`).
+May import: other probes only (and what the assignment allows the student: NumPy, matplotlib).
+Must never import: anything of the grader's side (grading, references, checks, the sandbox's grader half): they are shipped to students.
 
 Each module is named after its notebook. A probe is ``def name(ns, **kwargs)``, where `ns` is
 the notebook's namespace; it calls the student's code on the inputs it is given and returns

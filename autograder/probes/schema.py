@@ -2,7 +2,7 @@
 
 Each probe module has a `REPLIES` dict: probe name -> a spec, or a function of the probe's
 keyword arguments that returns one (so that a shape can be the one the grader asked for). The
-grader checks every reply against it before any comparison (autograder/replies.py); this module
+grader checks every reply against it before any comparison (autograder/grading/replies.py); this module
 only names the shapes of data, it judges nothing, and runs in the sandbox too (probe modules
 import it).
 

@@ -1,4 +1,6 @@
-"""The reference computations of the checks: the grader's side only, never in the student bundle.
+"""The reference computations of the checks, and the catalogue of known mistakes: the grader's side only, never in the student bundle (but this proxy).
+May import: `sandbox.protocol` (arguments and results are plain data), NumPy and dp.
+Must never import: grading, reports, authoring, platforms, the checks (which call it), nor any student's code.
 
 Whatever a check computes that would answer a task (a backward pass, a loss, an optimizer's
 step, a recurrent state) lives in `autograder/references/<notebook>.py`, not in the check. A
@@ -41,7 +43,7 @@ the mistaken code would return (None where the mistake does not apply). `ref.mis
 gives [[id, why, value], ...] of every known mistake of `f` on these arguments: computed when it
 is read while grading (on the hidden inputs), recorded like a hint for the public cases, and
 replayed in the bundle (the self-check names mistakes on the public inputs); a check hands it to
-`autograder.checking.misconception`, which names the mistake whose value the reply equals. A check
+`autograder.grading.checking.misconception`, which names the mistake whose value the reply equals. A check
 that recomputes a value from the student's own data (a plot's line, with dp) registers the
 mistakes of that computation beside it in the checks module and gets their values from
 `variants(that_function, ...)`. `catalogue(notebook)` lists them all.
@@ -59,7 +61,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .. import protocol
+from ..sandbox import protocol
 
 CASES = Path(__file__).resolve().parent.parent / "public_cases"
 _recording: dict | None = None      # {notebook: {key: encoded result}} while `record` runs

@@ -1,6 +1,6 @@
 """Guards inside the submission process, installed before the student's code runs.
 
-They are a second layer behind the operating system's (autograder.isolation) and the only one
+They are a second layer behind the operating system's (autograder.sandbox.isolation) and the only one
 when the grader is not root. Audit hooks cannot be removed once added (PEP 578):
   * forbidden modules cannot be imported (also through importlib, __import__ or exec);
   * no sockets but local ones; no new processes from Python;

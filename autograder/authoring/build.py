@@ -32,7 +32,7 @@ from pathlib import Path
 
 import nbformat
 
-from .course import PACKAGE, CourseError, load_course
+from ..course.config import PACKAGE, CourseError, load_course
 
 COURSE_ID = "dp-courseware"
 NBGRADER_SCHEMA = 3
@@ -56,7 +56,7 @@ class BuildError(RuntimeError):
 
 
 def _tasks_by_assignment(root: Path) -> list:
-    """The assignments of root/course.toml (validated by autograder.course)."""
+    """The assignments of root/course.toml (validated by autograder.course.config)."""
     try:
         return list(load_course(root / "course.toml").assignments)
     except CourseError as error:
@@ -297,7 +297,7 @@ def _number(x: float):
 # --------------------------------------------------------------------------------------------
 
 NBGRADER_CONFIG = """\
-# Written by autograder/build.py for one build; everything the output depends on is set here,
+# Written by autograder/authoring/build.py for one build; everything the output depends on is set here,
 # so that user or system Jupyter configuration cannot change the generated notebooks.
 c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -475,7 +475,7 @@ def build(root: Path, check: bool = False, log=print) -> list[str]:
     start = time.perf_counter()
     outputs, kept, problems = _generate(root, log)
     if root == PACKAGE.parent:     # the checks and probes are this package's: they must fit
-        from .judge import preflight
+        from ..grading.judge import preflight
         problems += preflight(_tasks_by_assignment(root))
     committed = _committed(root)
     extra = [rel for rel in committed if rel not in outputs and rel not in kept]
@@ -524,7 +524,7 @@ def build(root: Path, check: bool = False, log=print) -> list[str]:
 
 def _default_root() -> Path:
     cwd = Path.cwd()
-    return cwd if (cwd / "course.toml").is_file() else Path(__file__).resolve().parent.parent
+    return cwd if (cwd / "course.toml").is_file() else Path(__file__).resolve().parents[2]
 
 
 def main(argv=None) -> int:

@@ -8,12 +8,12 @@ A submission's process sees a file system made for it, and nothing else exists f
   /sandbox/lib/        the submission process's own code (runner, guard, protocol, zygote,
                        isolation), the assignment's probe module, and dp unless it is forbidden
   /sandbox/data/       the MNIST training digits (never the test digits the grader holds)
-  /work, /tmp          fresh, size-limited tmpfs per submission (autograder.isolation.enclose)
+  /work, /tmp          fresh, size-limited tmpfs per submission (autograder.sandbox.isolation.enclose)
 
 No repository, no other submission, no other checkout, no grader files, no held-out data: what
 is not listed here is not there. bubblewrap (https://github.com/containers/bubblewrap) builds it
 in new user, PID, IPC, network, UTS and cgroup namespaces, read-only, and kills it when the
-grader dies (--die-with-parent). Inside runs a zygote (autograder.zygote) that forks one child
+grader dies (--die-with-parent). Inside runs a zygote (autograder.sandbox.zygote) that forks one child
 per submission; each child gets namespaces of its own again (see `isolation.enclose`), so that
 submissions cannot see or reach each other, nor the zygote.
 
@@ -34,15 +34,16 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from .course import PACKAGE
+from ..course.config import PACKAGE
 
 SITE, LIB, DATA = "/sandbox/site", "/sandbox/lib", "/sandbox/data"
 WORK = "/work"
 MNIST_FILE = f"{DATA}/mnist-train.npz"
 PACKAGES = ("numpy", "matplotlib")       # what every submission may import, with their needs
 # The submission process's own code: what runs it, never what judges it.
-RUNTIME = ("__init__.py", "runner.py", "guard.py", "protocol.py", "zygote.py", "isolation.py",
-           "seccomp.py", "probes/__init__.py", "probes/common.py")
+RUNTIME = ("__init__.py", "sandbox/__init__.py", "sandbox/runner.py", "sandbox/guard.py",
+           "sandbox/protocol.py", "sandbox/zygote.py", "sandbox/isolation.py", "sandbox/seccomp.py",
+           "probes/__init__.py", "probes/common.py")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
                 "install bubblewrap) and allow unprivileged user namespaces")
 
@@ -186,6 +187,20 @@ def lib_entries(assignment) -> list:
     if "dp" not in assignment.forbidden_imports:
         entries.append((str(PACKAGE.parent / "dp"), "dp"))
     return entries
+
+
+def child_environment(workdir, sealed=True) -> dict:
+    """A submission's whole environment (a zygote's too): nothing of the grader's, no secret."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
+           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{workdir}/.matplotlib",
+           "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "AUTOGRADER_GRADING": "1",
+           "DP_OFFLINE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
+    if sealed:
+        env["DP_MNIST_FILE"] = MNIST_FILE        # the training digits, nothing more
+    else:
+        env["DP_DATA_DIR"] = os.environ.get("DP_DATA_DIR", str(Path.home() / ".cache" / "dp" / "mnist"))
+    return env
 
 
 _data = None

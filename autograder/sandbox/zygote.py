@@ -2,13 +2,13 @@
 
 Starting a submission process used to mean a fresh interpreter importing NumPy, matplotlib and
 dp, about half a second for every notebook, however trivial. A grader process (see
-`autograder.forkserver`) starts one zygote, which imports all that once (`PRELOAD`, minus the
+`autograder.sandbox.forkserver`) starts one zygote, which imports all that once (`PRELOAD`, minus the
 assignment's forbidden modules) and then forks one child per submission. The zygote itself
-runs sealed, in the allow-list file system that bubblewrap builds (autograder.seal), and each
-child encloses itself further before any student code runs (`autograder.isolation.enclose`:
+runs sealed, in the allow-list file system that bubblewrap builds (autograder.sandbox.seal), and each
+child encloses itself further before any student code runs (`autograder.sandbox.isolation.enclose`:
 its own user, PID, mount, IPC, network and UTS namespaces, so that it can see neither the
 zygote nor its siblings, its own tmpfs, no capabilities, the resource limits); only then it
-runs `autograder.runner.main`, which installs the Python guards and runs the student's code.
+runs `autograder.sandbox.runner.main`, which installs the Python guards and runs the student's code.
 A child cannot write into the zygote: it cannot even name it.
 
 What the zygote itself must never do, and does not:
@@ -68,12 +68,12 @@ import struct
 import sys
 import types
 
-from autograder import isolation
+from autograder.sandbox import isolation
 
 _exit = os._exit   # the real one, whatever a child's code does to `os` later
 
-PRELOAD = ("numpy", "numpy.testing", "matplotlib.pyplot", "dp", "autograder.protocol",
-           "autograder.guard", "autograder.runner", "autograder.probes.common")
+PRELOAD = ("numpy", "numpy.testing", "matplotlib.pyplot", "dp", "autograder.sandbox.protocol",
+           "autograder.sandbox.guard", "autograder.sandbox.runner", "autograder.probes.common")
 SETUP_TIMEOUT = 30.0     # seconds for a child to set up its isolation
 GONE_TIMEOUT = 10.0      # seconds for a killed submission's PID namespace to empty
 MAX_MESSAGE = 1 << 20
@@ -487,7 +487,7 @@ def _become_submission(settings, request_r, reply_w, output, ready_w, report_w):
     standard streams, then the isolation: sealed (`isolation.enclose`: namespaces of its own,
     its tmpfs, no capabilities; its waiting process writes the submission's pid on `report_w`),
     or with --no-isolation only limits and a working folder."""
-    from autograder import runner
+    from autograder.sandbox import runner
     try:
         os.setsid()
         null = os.open(os.devnull, os.O_RDONLY)

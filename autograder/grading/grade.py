@@ -19,12 +19,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import executors, late, report, seal
-from .course import ROOT, CourseError, load_course
+from . import executors, late, report
+from ..sandbox import seal
+from ..course.config import ROOT, CourseError, load_course
 from .judge import preflight, run_checks
-from .notebook import (NotebookError, cell_labels, code_cells, grade_ids, line_key,
+from ..course.notebook import (NotebookError, cell_labels, code_cells, grade_ids, line_key,
                        read_notebook, scan_imports, scan_library_use, source_of)
-from .sandbox import ProbeError, Sandbox
+from ..sandbox.process import ProbeError, Sandbox
 
 GRADER_VERSION = "1"
 
@@ -446,7 +447,7 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     `jobs`: submissions graded at once (default: all cores); `executor`: "local" (processes
     here) or "dask" (a Dask LocalCluster of `jobs` workers, or the cluster at `scheduler`).
     `isolation`: False only for trusted work (--no-isolation); otherwise submissions are
-    sealed (autograder.seal), and nothing is graded where they cannot be. `wide`: grades.csv
+    sealed (autograder.sandbox.seal), and nothing is graded where they cannot be. `wide`: grades.csv
     with one row per student and a column per assignment (report.write_grades_csv)."""
     from tqdm.auto import tqdm
     if isolation:

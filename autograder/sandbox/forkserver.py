@@ -1,5 +1,5 @@
-"""The grader's side of the zygote (autograder.zygote): start it, sealed in bubblewrap
-(autograder.seal), ask it for submission processes, restart it when it has died, stop it with
+"""The grader's side of the zygote (autograder.sandbox.zygote): start it, sealed in bubblewrap
+(autograder.sandbox.seal), ask it for submission processes, restart it when it has died, stop it with
 the grader.
 
     child = forkserver.fork(assignment, sealed, settings, request_r, reply_w, output_fd)
@@ -29,14 +29,14 @@ import threading
 from pathlib import Path
 
 from . import cpushare, isolation, seal
-from .course import ROOT
+from ..course.config import ROOT
 from .zygote import DIRECTORY_PREFIX, MAX_MESSAGE, PRELOAD
 
 KEEP = 2                   # zygotes per grader process (e.g. two assignments graded in turn)
 START_TIMEOUT = 120.0      # seconds for a zygote to import everything, on a busy machine
 REPLY_TIMEOUT = 60.0       # seconds for a fork and the child's isolation set-up
 BOOTSTRAP = ("import sys; sys.path[:0] = sys.argv[1].split(':'); "
-             "from autograder.zygote import main; main(int(sys.argv[2]), sys.argv[3])")
+             "from autograder.sandbox.zygote import main; main(int(sys.argv[2]), sys.argv[3])")
 
 _zygotes = {}              # key -> Zygote, in order of use
 _lock = threading.Lock()
@@ -84,7 +84,7 @@ class ForkedChild:
     def __init__(self, pid, status_r, zygote):
         self.pid, self._status_r, self._zygote, self.returncode = pid, status_r, zygote, None
         self.zygote_died = False          # the zygote ended before telling how the child did
-        self.cgroup = zygote.cgroup       # its CPU share (autograder.cpushare), or None
+        self.cgroup = zygote.cgroup       # its CPU share (autograder.sandbox.cpushare), or None
 
     def poll(self):
         return self.wait(0) if self.returncode is None and self._readable(0) else self.returncode
@@ -110,7 +110,7 @@ class ForkedChild:
 
     def release(self) -> dict:
         """Let the zygote reap it, once it has killed what is left of it and made sure nothing
-        is (see autograder.zygote). Returns the zygote's answer: "running" if the submission
+        is (see autograder.sandbox.zygote). Returns the zygote's answer: "running" if the submission
         still ran when it was killed, "strays" the processes killed besides, outside its
         namespace (none should be); {} if the zygote did not answer (it is then stopped, and
         takes everything in its namespace along)."""
@@ -129,7 +129,6 @@ class Zygote:
     assignment's allow-list file system (as root, under a uid of its own)."""
 
     def __init__(self, assignment, modules, sealed, single_use=False):
-        from .sandbox import child_environment
         self.single_use, self.uid, self.uid_lock, self.cgroup = single_use, None, None, None
         # Unsealed, the zygote's HOME is a folder of ours (it removes it when it ends); sealed,
         # its /tmp inside. Its output goes to a file no folder names, as a submission's does.
@@ -139,7 +138,7 @@ class Zygote:
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         if sealed:
             python, path, home = seal.python_executable(), f"{seal.LIB}:{seal.SITE}", "/tmp"
-            env = child_environment(home)
+            env = seal.child_environment(home)
             program = [python, "-I", "-S", "-c", BOOTSTRAP, path, str(theirs.fileno()), home]
             data = seal.open_training_data()
             argv = seal.command(assignment, env, program, data)
@@ -151,7 +150,7 @@ class Zygote:
                 steps.append(isolation.run_as(self.uid, [*seal.sources(assignment), seal.bwrap()]))
             extra["preexec_fn"] = lambda: [step() for step in steps]
         else:
-            env = child_environment(str(self.directory), sealed=False)
+            env = seal.child_environment(str(self.directory), sealed=False)
             argv = [sys.executable, "-I", "-c", BOOTSTRAP, str(ROOT), str(theirs.fileno()),
                     str(self.directory)]
             extra = {"cwd": "/", "pass_fds": (theirs.fileno(),)}

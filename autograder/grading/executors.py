@@ -177,7 +177,7 @@ def _serve(function, connection, parent, inherited):
         except Exception as error:    # noqa: BLE001 - raised again in the main process
             answer = ("raise", error)
         connection.send(answer)
-    from . import forkserver
+    from ..sandbox import forkserver
     forkserver.stop_all()
     os._exit(0)
 
@@ -314,8 +314,8 @@ def fingerprint(files=()) -> dict:
     versions, the grading code (autograder with its checks and probes, dp), the MNIST files
     that dp.data finds, the isolation layers, and `files` as seen from here (a digest of each)."""
     import numpy
-    from . import seal
-    from .course import ROOT
+    from ..sandbox import seal
+    from ..course.config import ROOT
     code = hashlib.sha256()
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -379,9 +379,9 @@ def process_table() -> tuple:
 
 def submission_processes(parents, commands) -> set:
     """The processes of submissions: forked by a zygote, they inherit its command line
-    (`autograder.zygote`), and so does their parent (a zygote, or, sealed, the process that
+    (`autograder.sandbox.zygote`), and so does their parent (a zygote, or, sealed, the process that
     waits for the submission). bubblewrap's own processes name it too, but are bwrap."""
-    forked = {pid for pid, command in commands.items() if b"autograder.zygote" in command
+    forked = {pid for pid, command in commands.items() if b"autograder.sandbox.zygote" in command
               and os.path.basename(command.split(b"\0")[0]) != b"bwrap"}
     return {pid for pid in forked if parents.get(pid) in forked}
 

@@ -14,9 +14,9 @@ import sys
 import warnings
 from pathlib import Path
 
-from .course import CourseError
+from ..course.config import CourseError
 
-COURSE_ID = "dp-courseware"   # the nbgrader course id of autograder.build and nbgrader-course
+COURSE_ID = "dp-courseware"   # the nbgrader course id of autograder.authoring.build and nbgrader-course
 
 
 @contextlib.contextmanager

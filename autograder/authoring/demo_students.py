@@ -18,7 +18,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from .course import load_course
+from ..course.config import load_course
 
 A = load_course().assignment("01_scalar_autodiff")
 BLOCK = re.compile(r"(?m)^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION\n", re.S)

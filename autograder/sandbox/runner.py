@@ -1,7 +1,7 @@
 """The submission process: run a notebook's code cells, then answer probes.
 
-Started by `autograder.sandbox` with the operating system's isolation already in place. It
-reads one job from the request channel, installs the guards (autograder.guard), executes the
+Started by `autograder.sandbox.process` with the operating system's isolation already in place. It
+reads one job from the request channel, installs the guards (autograder.sandbox.guard), executes the
 cells in a fresh namespace within the execution budget, reports, and then answers probe
 requests until told to stop. It only ever sends plain data (see `protocol`). Nothing here is
 trusted by the grader: a submission can change what this process replies, never what the
@@ -78,7 +78,7 @@ def answer(probes, namespace, request):
 def main(request_fd: int, reply_fd: int, protect=()) -> None:
     """`protect`: more process ids the code may not signal (the grader, when this process was
     forked by a zygote and its parent is the zygote)."""
-    from autograder import guard, protocol
+    from autograder.sandbox import guard, protocol
     sys.dont_write_bytecode = True
     job = protocol.receive(request_fd, max_bytes=1 << 30)
     probes = importlib.import_module(job["probes"])

@@ -1,20 +1,20 @@
 """Start a submission process in isolation, and talk to it: `Sandbox.start`, `probe`, `close`.
 
 The layers, from the outside in:
-  * sealed (autograder.seal): an allow-list file system built by bubblewrap, in which the
+  * sealed (autograder.sandbox.seal): an allow-list file system built by bubblewrap, in which the
     submission sees the Python runtime, the packages it may import, its probe module and the
     training data, and nothing of the grader; as root, under a uid of its own;
   * its own user, PID, IPC, mount, network and UTS namespaces, a size-limited tmpfs as its
-    folder, no /proc and no capabilities (autograder.isolation.enclose);
+    folder, no /proc and no capabilities (autograder.sandbox.isolation.enclose);
   * resource limits: address space, CPU seconds, processes, file size, no core dumps;
   * a wall-time deadline kept here, for running the notebook and all probes;
-  * the Python guards (autograder.guard);
+  * the Python guards (autograder.sandbox.guard);
   * plain-data replies only, of bounded size (see `protocol`); its output through a file
     descriptor the grader made, never a path in its folder.
 With --no-isolation (trusted work only) only the limits, the deadline and the guards remain.
 
 The process is forked by a zygote that has imported NumPy, matplotlib and dp once for this
-grader process (`autograder.zygote`, `autograder.forkserver`), inside the same seal.
+grader process (`autograder.sandbox.zygote`, `autograder.sandbox.forkserver`), inside the same seal.
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..course.config import ROOT
 from . import cpushare, forkserver, isolation, protocol, seal
 from .workdirs import WorkDir
-from .course import ROOT
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
 
 EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest is for probes
@@ -42,23 +42,9 @@ LEFTOVERS = ("\n[autograder] the submission's processes were still running after
 STRAYS = "[autograder] {} more processes left in the sandbox were killed when it closed\n"
 
 
-def child_environment(workdir, sealed=True) -> dict:
-    """A submission's whole environment (a zygote's too): nothing of the grader's, no secret."""
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
-           "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{workdir}/.matplotlib",
-           "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "AUTOGRADER_GRADING": "1",
-           "DP_OFFLINE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-           "MKL_NUM_THREADS": "1"}
-    if sealed:
-        env["DP_MNIST_FILE"] = seal.MNIST_FILE        # the training digits, nothing more
-    else:
-        env["DP_DATA_DIR"] = os.environ.get("DP_DATA_DIR", str(Path.home() / ".cache" / "dp" / "mnist"))
-    return env
-
-
 class Sandbox:
     """One running submission. Use as a context manager; `close` kills everything it started.
-    `sealed`: the allow-list sandbox (autograder.seal); False only for --no-isolation."""
+    `sealed`: the allow-list sandbox (autograder.sandbox.seal); False only for --no-isolation."""
 
     def __init__(self, cells, assignment, protect=(), sealed=True):
         self.cells, self.assignment, self.limits = cells, assignment, assignment.limits
@@ -73,7 +59,7 @@ class Sandbox:
         self.report = {}
         self.captured_output = ""
         # Sealed, the submission's folder is a tmpfs of its own that the grader never opens.
-        self._workdir = None if sealed else WorkDir()      # locked while in use (autograder.workdirs)
+        self._workdir = None if sealed else WorkDir()      # locked while in use (autograder.sandbox.workdirs)
         self.workdir = seal.WORK if sealed else str(self._workdir.path)
 
     def __enter__(self):
@@ -117,9 +103,9 @@ class Sandbox:
         return self
 
     def _spawn(self, request_r, reply_w):
-        """The submission process, forked by the zygote of its assignment (autograder.zygote)."""
+        """The submission process, forked by the zygote of its assignment (autograder.sandbox.zygote)."""
         settings = {"sealed": self.sealed, "workdir": self.workdir,
-                    "env": child_environment(self.workdir, self.sealed),
+                    "env": seal.child_environment(self.workdir, self.sealed),
                     "limits": dataclasses.asdict(self.limits),
                     "root": seal.LIB if self.sealed else str(ROOT),
                     "protect": [] if self.sealed else [os.getpid()]}
@@ -212,7 +198,7 @@ class Sandbox:
             self._kill()
             self.process.wait()
             # Its zygote kills its whole PID namespace and checks that nothing of it is left
-            # before it forks the next submission (autograder.zygote).
+            # before it forks the next submission (autograder.sandbox.zygote).
             released = self.process.release()
             self.leftovers = LEFTOVERS if stopped and released.get("running") else ""
             if released.get("strays"):

@@ -28,8 +28,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import report
-from .notebook import NotebookError, code_cells, line_key, read_notebook
+from ..grading import report
+from ..course.notebook import NotebookError, code_cells, line_key, read_notebook
 
 # copydetect's defaults: k-grams of 25 characters of the filtered code (shorter matches are
 # noise), and every shared passage of 30 or more characters is found (the winnowing window).
@@ -103,7 +103,7 @@ def rank(codes: list) -> list:
 def collect(paths, assignment, course) -> tuple:
     """([Code] of each submitted notebook of `assignment` under `paths`, found as `grade` finds
     them, [(student, why)] of those that could not be read)."""
-    from .grade import discover
+    from ..grading.grade import discover
     provided = provided_cells(assignment)
     boilerplate = frozenset(fingerprint("provided", "\n\n".join(provided)).fingerprint.hashes)
     codes, unreadable = [], []

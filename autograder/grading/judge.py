@@ -4,7 +4,7 @@ Checks are ordinary pytest test functions in autograder/checks/<notebook>.py, ea
 ``@pytest.mark.task("<task id>")``. They receive these fixtures:
 
   submission   `.probe(name, **kwargs)` runs a probe next to the student's code -> plain data,
-               checked against the probe's reply schema (autograder/replies.py) before any
+               checked against the probe's reply schema (autograder/grading/replies.py) before any
                check sees it: a malformed reply fails the check that asked for it
   rng          a NumPy Generator seeded from the grading seed (public seed in self-checks)
                and the test's name, so hidden inputs differ per student but are repeatable
@@ -25,10 +25,10 @@ import zlib
 import numpy as np
 import pytest
 
-from .course import PACKAGE
-from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout
-from .exercise import missing_name
-from .references import NotPublic
+from ..course.config import PACKAGE
+from ..sandbox.errors import ProbeError, SubmissionCrashed, SubmissionTimeout
+from ..course.exercise import missing_name
+from ..references import NotPublic
 from .replies import MalformedReply, Validated
 
 # "unchecked": the self-check in the student bundle has no public case for a reference value

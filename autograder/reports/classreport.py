@@ -24,7 +24,8 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from . import checking, references, report
+from ..grading import checking, report
+from .. import references
 
 HTML_NAME, CSV_NAME = "class-report.html", "class-report.csv"
 TOP_FAILURES = 5        # failure messages shown per task, most common first

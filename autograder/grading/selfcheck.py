@@ -13,9 +13,11 @@ import os
 import sys
 import traceback
 
-from . import protocol
-from .course import load_course
-from .errors import ProbeError
+from ..course.config import load_course
+from ..sandbox import protocol
+from ..sandbox.errors import ProbeError
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(__file__))   # autograder/: its frames are not the student's
 
 
 class CheckFailed(AssertionError):
@@ -43,7 +45,7 @@ class LocalSubmission:
             raise ProbeError("NotImplementedError: this part is not implemented yet") from None
         except Exception as error:  # noqa: BLE001 - any error of the student's code
             frames = [f for f in traceback.extract_tb(error.__traceback__)
-                      if not f.filename.startswith(os.path.dirname(__file__))]
+                      if not f.filename.startswith(PACKAGE_DIR)]
             where = f" (in {frames[-1].name}, line {frames[-1].lineno})" if frames else ""
             raise ProbeError(f"{type(error).__name__}: {error}{where}") from None
         return protocol.decode(protocol.encode(result))   # exactly what grading would see

@@ -1,7 +1,7 @@
 """`python -m autograder nbgrader-course DIR`: this course as an nbgrader course directory.
 
     DIR/nbgrader_config.py                  course id, gradebook, exchange, the kernel's setup
-    DIR/source/<assignment>/<notebook>.ipynb nbgrader source notebooks (made by autograder.build)
+    DIR/source/<assignment>/<notebook>.ipynb nbgrader source notebooks (made by autograder.authoring.build)
     DIR/release/<assignment>/<notebook>.ipynb made by the real `nbgrader generate_assignment`
     DIR/gradebook.db                         the assignments, their grade cells, the students
     DIR/exchange/                            a local exchange for release_assignment/collect
@@ -11,7 +11,7 @@ and formgrader (`jupyter lab` or `jupyter server` started in DIR).
 
 Each grade cell is `check("<task id>")`, worth the task's points in course.toml. For students
 it is the self-check. `nbgrader autograde` does not run it: the course's configuration replaces
-nbgrader's kernel execution with autograder.nbgrader_plugin.SandboxGrade, which grades the
+nbgrader's kernel execution with autograder.platforms.nbgrader_plugin.SandboxGrade, which grades the
 submitted notebook as `python -m autograder grade` does (sandbox, hidden per-student seed,
 checks in the grader) and writes each task's points into its grade cell, so nbgrader's totals
 are this grader's totals, and a notebook that redefines `check` gains nothing.
@@ -24,12 +24,12 @@ from pathlib import Path
 
 import nbformat
 
-from . import build
-from .course import ROOT, load_course
+from ..authoring import build
+from ..course.config import ROOT, load_course
 
 DEFAULT_STUDENTS = ("alice", "bob", "carol")
 
-# Appended to the build's configuration (autograder.build.NBGRADER_CONFIG), which fixes how
+# Appended to the build's configuration (autograder.authoring.build.NBGRADER_CONFIG), which fixes how
 # notebooks are generated; this part makes the folder a working course for nbgrader's other
 # commands. Paths follow this file, so the folder can be moved.
 COURSE_CONFIG = '''
@@ -47,7 +47,7 @@ c.Exchange.path_includes_course = True
 # Grading: `nbgrader autograde` does not run the notebook in a kernel. In the student's kernel,
 # `check` is whatever the student's earlier cells made it (`check = lambda *a: None` would get
 # full marks), so autograde's Execute preprocessor is replaced by the autograder's SandboxGrade
-# (autograder/nbgrader_plugin.py): it grades each submitted notebook as `python -m autograder
+# (autograder/platforms/nbgrader_plugin.py): it grades each submitted notebook as `python -m autograder
 # grade` does (the notebook in the sandbox, the checks in the grader, the grading seed of the
 # nbgrader student id) and writes each task's verdict into its grade cell, so nbgrader's
 # SaveAutoGrades records the grader's points. Running the grade cells in a kernel instead
@@ -62,7 +62,7 @@ try:
     import sys
     if repository not in sys.path:
         sys.path.insert(0, repository)
-    from autograder.nbgrader_plugin import autograde_preprocessors
+    from autograder.platforms.nbgrader_plugin import autograde_preprocessors
     c.Autograde.autograde_preprocessors = autograde_preprocessors()
     c.SandboxGrade.course_file = os.path.join(repository, "course.toml")
 except Exception as error:  # noqa: BLE001
@@ -73,7 +73,7 @@ except Exception as error:  # noqa: BLE001
 
         def preprocess(self, nb, resources):
             raise RuntimeError(
-                "autograde refused: the autograder's sandbox grading (autograder.nbgrader_plugin in "
+                "autograde refused: the autograder's sandbox grading (autograder.platforms.nbgrader_plugin in "
                 + repository + ") could not be loaded (" + self.problem + "); grading in the "
                 "kernel instead would let a notebook redefine check(). See docs/INSTRUCTORS.md.")
 
@@ -92,7 +92,7 @@ c.Execute.interrupt_on_timeout = True
 
 def source_notebook(assignment, root: Path = ROOT):
     """The nbgrader source notebook of `assignment`, exactly as `python -m autograder build`
-    makes it (a thin wrapper of autograder.build's private function: one logic, not two)."""
+    makes it (a thin wrapper of autograder.authoring.build's private function: one logic, not two)."""
     course = load_course(Path(root) / "course.toml")
     task_owner = {t.id: a.id for a in course.assignments for t in a.tasks}
     path = assignment.solution_path(root)
@@ -116,7 +116,7 @@ def config_text(directory: Path, course, root: Path = ROOT) -> str:
     timeout = max(int(a.limits.time_limit) for a in course.assignments)
     header = ("# nbgrader configuration of this course directory, written by\n"
               "# `python -m autograder nbgrader-course`. First, how notebooks are generated: the\n"
-              "# same configuration as the build of exercises/ (autograder/build.py).\n")
+              "# same configuration as the build of exercises/ (autograder/authoring/build.py).\n")
     base = "\n".join(line for line in base.splitlines()[2:])   # the build's own header
     return header + base + "\n" + COURSE_CONFIG.format(repository=str(Path(root).resolve()),
                                                         timeout=timeout)

@@ -1,15 +1,15 @@
 """Operating-system isolation of a submission process: the kernel's side of the sandbox.
 
-The file system a submission sees is an allow-list that bubblewrap builds (autograder.seal),
+The file system a submission sees is an allow-list that bubblewrap builds (autograder.sandbox.seal),
 and a zygote runs inside it. Here is what runs around it and inside it:
   * `run_as`: as root, bubblewrap and the whole sandbox run as a uid of its own (`claim_uid`),
     with what it must read made reachable below folders closed to others (/root/.pyenv);
   * `enclose`: each submission forked by the zygote gets new user, PID, mount, IPC, network
     and UTS namespaces, its own size-limited tmpfs, no /proc, no capabilities, the
-    resource limits, and last a system-call filter (autograder.seccomp), before any of its
+    resource limits, and last a system-call filter (autograder.sandbox.seccomp), before any of its
     code runs;
   * `unsealed_setup`: --no-isolation, for trusted work: resource limits only.
-The Python-level guards (autograder.guard) apply in every case.
+The Python-level guards (autograder.sandbox.guard) apply in every case.
 """
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ def _prctl(option, value):
 
 
 def enclose(limits, work="/work", tmp_size="16m", report=None):
-    """In a child of a sealed zygote (autograder.seal), before any student code: new user,
+    """In a child of a sealed zygote (autograder.sandbox.seal), before any student code: new user,
     PID, mount, IPC, network and UTS namespaces of its own, so that it sees neither the zygote
     nor other submissions; a fresh tmpfs of `limits.max_file_size` at `work` and small ones at
     /tmp and /dev/shm; no /proc at all; no capabilities; the resource limits.

@@ -4,7 +4,7 @@ A reply is whatever the submission chose to send: its process can replace a prob
 write to the reply channel itself. Each probe module declares what its probes return
 (`REPLIES`, in the words of autograder/probes/schema.py); `Validated` wraps a submission so that
 every reply is checked, and a malformed one raises `MalformedReply`, which fails its check
-(autograder/judge.py) with a message that says what was malformed.
+(autograder/grading/judge.py) with a message that says what was malformed.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .probes.schema import Array, Either, Flag, Hint, Items, Number, Record, Spec, Table, Text
+from ..probes.schema import Array, Either, Flag, Hint, Items, Number, Record, Spec, Table, Text
 
 MAX_KEY = 100          # characters of a dict key
 

@@ -1,7 +1,7 @@
 """Late work: when a submission was handed in, and what the course's late policy takes off.
 
 The policy is course.toml's `[late]` (or an assignment's `[assignment.late]`, see
-autograder.course.LatePolicy); the due date is the assignment's `due`. When it was submitted
+autograder.course.config.LatePolicy); the due date is the assignment's `due`. When it was submitted
 comes from, in this order:
 
 * Gradescope's `submission_metadata.json` (`created_at`), when grading under its run_autograder;

@@ -1,6 +1,6 @@
 """What can go wrong while the grader talks to a submission.
 
-Its own module, with no imports, so that the student bundle's `check()` (autograder.selfcheck)
+Its own module, with no imports, so that the student bundle's `check()` (autograder.grading.selfcheck)
 and the checks can name these errors without importing the sandbox and its isolation code.
 """
 

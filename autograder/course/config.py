@@ -9,8 +9,8 @@ import tomllib
 import zoneinfo
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent     # autograder/
+ROOT = PACKAGE.parent
 
 SIZE_UNITS = {"": 1, "B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "KB": 10 ** 3,
               "MB": 10 ** 6, "GB": 10 ** 9}
@@ -54,7 +54,7 @@ class Limits:
 
 @dataclasses.dataclass(frozen=True)
 class LatePolicy:
-    """What a late submission loses (autograder.late applies it): `penalty_per_day` of the
+    """What a late submission loses (autograder.grading.late applies it): `penalty_per_day` of the
     assignment's points per day late (days rounded up; late by at most `grace_minutes` counts
     as on time), at most `max_penalty` of them in all, and everything once it is more than
     `hard_deadline_days` days late (None: no hard deadline). Fractions are in [0, 1]."""

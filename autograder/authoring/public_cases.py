@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import references
-from .course import PACKAGE, ROOT, load_course
+from .. import references
+from ..course.config import PACKAGE, ROOT, load_course
 
 CACHE = Path("build") / "public_cases"    # under the course repository (git ignores build/)
 _cache: dict = {}     # {fingerprint: {key: encoded value}}
@@ -48,7 +48,7 @@ def needs_recording(assignment) -> bool:
     checks call only when grading, such as 09's forward pass on the held-out digits)."""
     if not has_references(assignment):
         return False
-    module = importlib.import_module(f"{__package__}.references.{assignment.notebook}")
+    module = importlib.import_module(f"autograder.references.{assignment.notebook}")
     return getattr(module, "PUBLIC_CASES", True) is not False
 
 
@@ -57,8 +57,9 @@ def _fingerprint(assignment, seed: int, root: Path) -> str:
     and references of the notebook, the engine that runs them, dp, and NumPy's version."""
     import numpy
     digest = hashlib.sha256(f"{seed} {numpy.__version__} {sys.version}".encode())
-    engine = ("references/__init__.py", "judge.py", "checking.py", "selfcheck.py", "protocol.py",
-              "replies.py", "public_cases.py")
+    engine = ("references/__init__.py", "grading/judge.py", "grading/checking.py",
+              "grading/selfcheck.py", "sandbox/protocol.py", "grading/replies.py",
+              "authoring/public_cases.py")
     files = [assignment.solution_path(root), PACKAGE / "checks" / f"{assignment.notebook}.py",
              PACKAGE / "probes" / f"{assignment.notebook}.py",
              PACKAGE / "references" / f"{assignment.notebook}.py",
@@ -128,8 +129,8 @@ def solution_namespace(assignment, root: Path = ROOT) -> dict:
 def record_from(namespace: dict, assignment, seed: int) -> tuple:
     """{key: encoded value} of every reference call that the checks of `assignment` make on the
     notebook `namespace` with the public seed `seed`, and their results."""
-    from .judge import run_checks
-    from .selfcheck import LocalSubmission
+    from ..grading.judge import run_checks
+    from ..grading.selfcheck import LocalSubmission
     with references.record() as recorded:
         results = run_checks(LocalSubmission(namespace, assignment), assignment, seed=seed,
                              public=True)

@@ -268,7 +268,7 @@ LATE_COLUMNS = ("raw_score", "submitted_at", "submitted_source", "days_late", "l
 
 def late_cells(result: dict) -> list:
     """The LATE_COLUMNS of a result: its points before the late penalty, and (with a late
-    policy and a due date, see autograder.late) when it was submitted, by which source, how
+    policy and a due date, see autograder.grading.late) when it was submitted, by which source, how
     many days late and the points taken off; empty where nothing can be late."""
     late = result.get("late") or {}
     return [f"{result.get('raw_score', result['score']):g}", late.get("submitted_at", ""),

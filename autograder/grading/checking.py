@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ProbeError
+from ..sandbox.errors import ProbeError
 
 
 def _arrays(got, expected) -> tuple:

@@ -11,7 +11,7 @@
     DIR/autograder/public_cases/<notebook>.json
                                      what the checks' reference calls returned with the
                                      public seed, recorded by running each released solution
-                                     and its checks here (autograder/public_cases.py)
+                                     and its checks here (autograder/authoring/public_cases.py)
 
 No solutions/, tests/ (their mutants are solutions with one bug), reference modules
 (autograder/references/ but its proxy, which replays the public cases) or git history. Before it
@@ -41,10 +41,10 @@ import tomllib
 from pathlib import Path
 
 from . import public_cases
-from .course import ROOT, CourseError, load_course, parse_timezone
+from ..course.config import ROOT, CourseError, load_course, parse_timezone
 
 # The only things the self-check needs besides the closure of imports (see `needed_modules`).
-SELF_CHECK_ENTRY = ("autograder/__init__.py", "autograder/selfcheck.py")
+SELF_CHECK_ENTRY = ("autograder/__init__.py", "autograder/grading/selfcheck.py")
 DATA_FILES = ("autograder/checks/pytest.ini",)
 # What students need on top of the project's own dependencies: the self-check runs the checks
 # with pytest, the notebooks plot with matplotlib, and they are opened in JupyterLab.
@@ -754,7 +754,7 @@ def make_bundle(folder, assignments=None, root: Path = ROOT, force=False, log=pr
             f"handed out:\n  "
             + "\n  ".join(found[:50]) + "\n(a line that a probe must share with the solution, "
             "because it computes the reference next to the student's code, can be listed with "
-            "the reason in autograder.release.SHARED_WITH_PROBES)")
+            "the reason in autograder.authoring.release.SHARED_WITH_PROBES)")
     files = sum(1 for p in folder.rglob("*") if p.is_file())
     log(f"student bundle in {folder}: {files} files, {len(chosen)} exercise(s) "
         f"({', '.join(a.id for a in chosen)}); no solution text or reference code found")
