@@ -1,0 +1,65 @@
+"""Blind mistakes in 04, activation functions (see tests/blind_mistakes/__init__.py)."""
+from . import Mistake
+from .dp_library import SIGN
+
+A = "04_activation_functions"
+OFF_BY_ONE = ("off-by-one", "off by one", "one too", "one layer", "one step", "one row", "range",
+              "last", "first")
+SUM_MEAN = ("mean", "sum", "average")
+
+MISTAKES = [
+    Mistake(A, "deep_network", "output_sigmoid_forgotten",
+            "return self.linear[9](h).sigmoid()", "return self.linear[9](h)",
+            "the output layer must end with a sigmoid to give a probability",
+            ("sigmoid", "output", "activation", "probab")),
+    Mistake(A, "deep_network", "one_hidden_layer_skipped",
+            "for layer in self.linear[:9]:", "for layer in self.linear[:8]:",
+            "the loop stops one layer early: layer 9 is never applied", OFF_BY_ONE
+            + ("skip", "layer 9", "missing")),
+    Mistake(A, "deep_network", "output_layer_gets_hidden_activation",
+            "return self.linear[9](h).sigmoid()",
+            "return getattr(self.linear[9](h), self.activation)()",
+            "the output layer uses the hidden activation instead of the sigmoid",
+            ("sigmoid", "output", "activation")),
+    Mistake(A, "bce_loss", "bce_sign",
+            "return -(y * p.log() + (1 - y) * (1 - p).log()).mean()",
+            "return (y * p.log() + (1 - y) * (1 - p).log()).mean()",
+            "the cross-entropy is minus the mean log-likelihood: the minus sign is missing", SIGN),
+    Mistake(A, "bce_loss", "bce_sum_not_mean",
+            "return -(y * p.log() + (1 - y) * (1 - p).log()).mean()",
+            "return -(y * p.log() + (1 - y) * (1 - p).log()).sum()",
+            "the loss is the mean over the examples, not their sum", SUM_MEAN),
+    Mistake(A, "bce_loss", "bce_not_clipped",
+            "    p = dp.minimum(dp.maximum(p, EPS), 1 - EPS)\n", "",
+            "without clipping p into [EPS, 1-EPS], log(0) gives inf for a confident prediction",
+            ("clip", "eps", "log(0)", "inf", "nan", "stab")),
+    Mistake(A, "bce_loss", "bce_terms_swapped",
+            "(y * p.log() + (1 - y) * (1 - p).log())",
+            "(y * (1 - p).log() + (1 - y) * p.log())",
+            "y multiplies log p and (1-y) multiplies log(1-p); the two logs are swapped",
+            ("swap", "exchang", "log(1 - p)", "log(1-p)", "1 - p")),
+    Mistake(A, "gradient_sums", "gradient_sums_without_abs",
+            "np.abs(grads[f\"layer{l}_W\"]).sum()", "grads[f\"layer{l}_W\"].sum()",
+            "S_l sums the absolute values; without abs, positive and negative entries cancel",
+            ("abs", "absolute", "|", "sign", "cancel")),
+    Mistake(A, "gradient_sums", "gradient_sums_mean",
+            "np.abs(grads[f\"layer{l}_W\"]).sum()", "np.abs(grads[f\"layer{l}_W\"]).mean()",
+            "S_l is a sum over the entries, not a mean", SUM_MEAN),
+    Mistake(A, "gradient_sums", "gradient_sums_last_layer_missing",
+            "for l in range(1, 11)])", "for l in range(1, 10)])",
+            "range(1, 10) stops at layer 9: the output layer is missing", OFF_BY_ONE
+            + ("layer 10", "shape", "length", "missing")),
+    Mistake(A, "gradient_sums", "gradient_sums_of_biases",
+            "np.abs(grads[f\"layer{l}_W\"]).sum()", "np.abs(grads[f\"layer{l}_b\"]).sum()",
+            "S_l is about the weights W, not the biases b", ("bias", "_b", "weight", "_w")),
+    Mistake(A, "vanishing_plot", "vanishing_plot_linear_scale",
+            "ax.set_yscale(\"log\")\nax.set_xticks(np.arange(1, 11))",
+            "ax.set_xticks(np.arange(1, 11))",
+            "the sums span many orders of magnitude: the y axis must be logarithmic",
+            ("log", "scale", "y axis", "y-axis")),
+    Mistake(A, "vanishing_plot", "vanishing_plot_layers_reversed",
+            "ax.plot(np.arange(1, 11), gradient_sums(net, x_plot, y_plot)",
+            "ax.plot(np.arange(10, 0, -1), gradient_sums(net, x_plot, y_plot)",
+            "layer 1 is the input layer: the x values run the wrong way round",
+            ("order", "revers", "x", "layer")),
+]

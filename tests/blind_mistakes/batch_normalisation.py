@@ -1,0 +1,68 @@
+"""Blind mistakes in 08, batch normalisation (see tests/blind_mistakes/__init__.py)."""
+from . import Mistake
+from .activation_functions import SUM_MEAN
+from .optimizers import HYPER
+from .weight_initialisation import ROOT
+
+A = "08_batch_normalisation"
+AXIS = ("axis", "feature", "column", "row", "per example", "over the batch")
+GAMMA = ("gamma", "γ", "scale")
+
+MISTAKES = [
+    Mistake(A, "batchnorm_forward", "batchnorm_mean_over_features",
+            "mean = x.mean(axis=0, keepdims=True)\n    var", "mean = x.mean(axis=1, keepdims=True)\n    var",
+            "the statistics are per feature, over the batch (axis 0); the mean is over axis 1",
+            AXIS),
+    Mistake(A, "batchnorm_forward", "batchnorm_divides_by_variance",
+            "std = np.sqrt(var + eps)\n    x_hat", "std = var + eps\n    x_hat",
+            "x is normalised by the standard deviation sqrt(var + eps), not by the variance", ROOT),
+    Mistake(A, "batchnorm_forward", "batchnorm_gamma_beta_swapped",
+            "return gamma * x_hat + beta, x_hat, std", "return beta * x_hat + gamma, x_hat, std",
+            "γ scales and β shifts: y = γ x̂ + β; they are swapped", HYPER + GAMMA),
+    Mistake(A, "batchnorm_forward", "batchnorm_variance_not_squared",
+            "var = ((x - mean) ** 2).mean(axis=0, keepdims=True)",
+            "var = np.abs(x - mean).mean(axis=0, keepdims=True)",
+            "the variance is the mean of the squared deviations; the mean absolute deviation is "
+            "used", ("square", "variance", "abs", "power")),
+    Mistake(A, "batchnorm_backward", "dbeta_mean_not_sum",
+            "dbeta = dy.sum(axis=0, keepdims=True)", "dbeta = dy.mean(axis=0, keepdims=True)",
+            "β is added to every example, so its gradient sums dy over the batch", SUM_MEAN),
+    Mistake(A, "batchnorm_backward", "dx_without_gamma",
+            "    g = gamma * dy\n", "    g = dy\n",
+            "the chain rule through y = γ x̂ + β: dx̂ = γ·dy, the factor γ is missing",
+            GAMMA + ("chain", "factor")),
+    Mistake(A, "batchnorm_backward", "dx_term_through_variance_missing",
+            "dx = (g - g.mean(axis=0, keepdims=True)\n"
+            "          - x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "dx = (g - g.mean(axis=0, keepdims=True)) / std",
+            "the variance depends on x too: the term - x̂·mean(g·x̂) is missing",
+            ("term", "variance", "missing", "dropped", "x_hat", "x̂")),
+    Mistake(A, "batchnorm_backward", "dgamma_without_x_hat",
+            "dgamma = (dy * x_hat).sum(axis=0, keepdims=True)", "dgamma = dy.sum(axis=0, keepdims=True)",
+            "γ multiplies x̂, so dγ = Σ dy·x̂; the factor x̂ is missing",
+            ("x_hat", "x̂", "normalised", "normalized", "factor")),
+    Mistake(A, "running_statistics", "running_momentum_swapped",
+            "momentum * running_mean + (1 - momentum) * batch_mean",
+            "(1 - momentum) * running_mean + momentum * batch_mean",
+            "the running mean keeps `momentum` of the old value; momentum and 1 - momentum are "
+            "swapped", HYPER + ("momentum",)),
+    Mistake(A, "running_statistics", "running_var_from_the_mean",
+            "momentum * running_var + (1 - momentum) * batch_var",
+            "momentum * running_var + (1 - momentum) * batch_mean",
+            "the running variance is updated with the batch mean instead of the batch variance",
+            ("variance", "var", "mean")),
+    Mistake(A, "running_statistics", "running_std_instead_of_var",
+            "batch_var = x.var(axis=0, keepdims=True)", "batch_var = x.std(axis=0, keepdims=True)",
+            "the running statistic is the variance, not the standard deviation", ROOT),
+    Mistake(A, "batchnorm_eval", "eval_uses_batch_statistics",
+            "std = np.sqrt(self.running_var + self.eps)\n"
+            "        return (x - self.running_mean) / std",
+            "std = np.sqrt(x.value.var(axis=0, keepdims=True) + self.eps)\n"
+            "        return (x - x.value.mean(axis=0, keepdims=True)) / std",
+            "evaluation normalises with the running statistics, not the batch's own",
+            ("running", "batch statistics", "batch mean", "batch's")),
+    Mistake(A, "batchnorm_eval", "eval_divides_by_running_variance",
+            "std = np.sqrt(self.running_var + self.eps)", "std = self.running_var + self.eps",
+            "evaluation divides by the running standard deviation sqrt(var + eps), not the "
+            "variance", ROOT),
+]

@@ -1,0 +1,74 @@
+"""Blind mistakes in 11, convolution (see tests/blind_mistakes/__init__.py). The classifier's and
+the adversarial input's train the network again (about 8 s each): they are slow."""
+from . import Mistake
+from .activation_functions import OFF_BY_ONE, SUM_MEAN
+from .batch_normalisation import AXIS
+from .dp_library import SIGN
+from .scalar_autodiff import SWAP
+
+A = "11_convolution"
+
+MISTAKES = [
+    Mistake(A, "conv1d_grad", "input_gradient_kernel_not_flipped",
+            "return correlate(padded, k.value[::-1])", "return correlate(padded, k.value)",
+            "the gradient with respect to x is a full convolution: the kernel must be flipped",
+            ("flip", "revers", "[::-1]", "convolution")),
+    Mistake(A, "conv1d_grad", "input_gradient_padded_by_k",
+            "[(K - 1, K - 1)]", "[(K, K)]",
+            "the full convolution pads K - 1 zeros on each side, not K: one too many",
+            OFF_BY_ONE + ("pad", "shape", "length")),
+    Mistake(A, "conv1d_grad", "kernel_gradient_averaged_over_rows",
+            "return correlate(x.value, g).sum(axis=0)", "return correlate(x.value, g).mean(axis=0)",
+            "the kernel is shared by every row, so its gradient sums the rows' shares", SUM_MEAN),
+    Mistake(A, "conv1d_grad", "correlation_one_output_short",
+            "n = x.shape[-1] - K + 1", "n = x.shape[-1] - K",
+            "a valid correlation of L with K has L - K + 1 outputs: the last one is missing",
+            OFF_BY_ONE + ("length", "shape", "l - k + 1")),
+    Mistake(A, "conv1d_grad", "kernel_gradient_operands_swapped",
+            "return correlate(x.value, g).sum(axis=0)", "return correlate(g, x.value).sum(axis=0)",
+            "the kernel's gradient correlates x with g; the operands are swapped",
+            SWAP + ("order", "argument")),
+    Mistake(A, "conv1d_grad", "correlation_with_python_loops",
+            "    return sum(x[..., j:j + n] * k[..., j, None] for j in range(K))",
+            "    y = np.zeros(x.shape[:-1] + (n,))\n"
+            "    for index in np.ndindex(*x.shape[:-1]):\n"
+            "        kernel = k if k.ndim == 1 else k[index]\n"
+            "        for i in range(n):\n"
+            "            y[index + (i,)] = np.dot(x[index + (slice(i, i + K),)], kernel)\n"
+            "    return y",
+            "a loop over every output: slower, the same values", ("loop",), wrong_value=False),
+    Mistake(A, "maxpool_grad", "maxpool_gradient_to_every_element",
+            "return (first * g[..., None]).reshape(x.shape)",
+            "return (np.ones_like(first) * g[..., None]).reshape(x.shape)",
+            "only each window's maximum gets the gradient; here every element of it does",
+            ("max", "winner", "every element", "argmax", "all", "mask")),
+    Mistake(A, "maxpool_grad", "maxpool_windows_strided",
+            "windows = x.value.reshape(x.shape[:-1] + (x.shape[-1] // n, n))",
+            "windows = x.value.reshape(x.shape[:-1] + (n, x.shape[-1] // n)).swapaxes(-1, -2)",
+            "the windows are n neighbours; this reshape groups elements L/n apart",
+            ("reshape", "window", "transpos", "order", "stride", "neighbour")),
+    Mistake(A, "maxpool_grad", "maxpool_is_average_pooling",
+            "return custom_op(\"maxpool1d\", windows.max(axis=-1), (x, to_x))",
+            "return custom_op(\"maxpool1d\", windows.mean(axis=-1), (x, to_x))",
+            "max-pooling takes each window's maximum, not its mean", SUM_MEAN + ("max",)),
+    Mistake(A, "histogram_classifier", "features_concatenated_along_the_batch",
+            "dp.concatenate(pooled, axis=1)", "dp.concatenate(pooled, axis=0)",
+            "the three pooled feature maps are joined side by side (axis 1), not stacked below "
+            "each other", AXIS + ("concatenat", "shape"), slow=True),
+    Mistake(A, "histogram_classifier", "labels_inverted_in_the_loss",
+            "return dp.binary_cross_entropy(self.forward(x), y)",
+            "return dp.binary_cross_entropy(self.forward(x), 1 - y)",
+            "the loss is given 1 - y: the network learns the opposite classes",
+            ("label", "1 - y", "invert", "opposite", "flip"), slow=True),
+    Mistake(A, "adversarial_input", "adversarial_descends",
+            "x = np.maximum(x + step * direction", "x = np.maximum(x - step * direction",
+            "to raise f the input moves along +∇f; it moves against it", SIGN, slow=True),
+    Mistake(A, "adversarial_input", "adversarial_not_renormalised",
+            "path.append(x / x.sum())", "path.append(x)",
+            "after clipping, the histogram must be renormalised to sum to 1",
+            ("normalis", "normaliz", "sum to 1", "sums to 1", "sum"), slow=True),
+    Mistake(A, "adversarial_input", "adversarial_restarts_from_x0",
+            "        x = path[-1]\n", "        x = path[0]\n",
+            "each step starts from the last point of the path; here every step starts from x0",
+            ("previous", "last", "x0", "state", "start", "path[-1]"), slow=True),
+]

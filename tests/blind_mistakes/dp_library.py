@@ -1,0 +1,55 @@
+"""Blind mistakes in 03, a DP library (see tests/blind_mistakes/__init__.py)."""
+from . import Mistake
+from .scalar_autodiff import ACCUMULATE
+
+A = "03_dp_library"
+ORDER = ("order", "revers", "topolog")
+SIGN = ("sign", "negat", "minus", "ascent", "uphill", "opposite")
+
+MISTAKES = [
+    Mistake(A, "named_leaves", "gradient_overwritten_not_accumulated",
+            "grads[id(parent)] = grads.get(id(parent), 0) + grad_fn(g_node)",
+            "grads[id(parent)] = grad_fn(g_node)",
+            "a node used twice must add up the gradients of both uses; = keeps only the last",
+            ACCUMULATE),
+    Mistake(A, "named_leaves", "walked_from_the_leaves",
+            "for node in topological_order(self):", "for node in reversed(topological_order(self)):",
+            "gradients are passed from the output to the leaves: the order is walked backwards",
+            ORDER),
+    Mistake(A, "named_leaves", "upstream_gradient_ignored",
+            "grads = {id(self): np.ones(self.shape) * g}", "grads = {id(self): np.ones(self.shape)}",
+            "grad(g) starts from the given upstream gradient g; it always starts from ones",
+            ("upstream", "seed", "ones", "g ", "initial gradient", "scale", "factor")),
+    Mistake(A, "model_layers", "bias_is_a_column",
+            "self.b = Node(np.zeros((1, n_out)), f\"{name}_b\")",
+            "self.b = Node(np.zeros((n_out, 1)), f\"{name}_b\")",
+            "the bias is a row (1, n_out) added to every example; a column broadcasts wrongly",
+            ("shape", "bias", "broadcast", "transpos", "column", "row")),
+    Mistake(A, "model_layers", "relu_on_every_layer",
+            "return h.relu() if self.activation == \"relu\" else h", "return h.relu()",
+            "a Linear_Layer has no activation; ReLU is applied to it too",
+            ("relu", "activation", "linear")),
+    Mistake(A, "model_layers", "biases_not_parameters",
+            "for node in (layer.W, layer.b)}", "for node in (layer.W,)}",
+            "the biases are parameters too: get_param, set_param and get_grad leave them out",
+            ("bias", "_b", "missing", "left out")),
+    Mistake(A, "model_layers", "get_param_aliases_the_weights",
+            "return {name: node.value.copy() for name, node in self.parameters().items()}",
+            "return {name: node.value for name, node in self.parameters().items()}",
+            "get_param returns the model's own arrays, not copies: changing them changes the model",
+            ("copy", "copies", "alias", "same array", "in place", "in-place")),
+    Mistake(A, "training_loop", "gradient_ascent",
+            "param[name] - lr * grads[name]", "param[name] + lr * grads[name]",
+            "gradient descent steps against the gradient: + climbs the loss", SIGN),
+    Mistake(A, "training_loop", "gradient_computed_once",
+            "    for _ in range(steps):\n        grads, loss = net.get_grad(x, y)\n",
+            "    grads, loss = net.get_grad(x, y)\n    for _ in range(steps):\n",
+            "the gradient is computed once, before the loop, and never again at the new "
+            "parameters", ("once", "stale", "outside the loop", "recomput", "every step",
+                           "before the loop")),
+    Mistake(A, "training_loop", "step_replaces_the_parameter",
+            "{name: param[name] - lr * grads[name] for name in param}",
+            "{name: -lr * grads[name] for name in param}",
+            "the update is θ - lr·g: the current parameter θ is dropped, only the step is kept",
+            ("param", "current", "θ", "theta", "dropped", "term", "previous value")),
+]

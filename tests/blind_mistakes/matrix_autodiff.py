@@ -1,0 +1,63 @@
+"""Blind mistakes in 02, matrix automatic differentiation (see tests/blind_mistakes/__init__.py)."""
+from . import Mistake
+from .scalar_autodiff import SWAP
+
+A = "02_matrix_autodiff"
+TRANSPOSE = ("transpos", ".t", "ᵀ")
+SHAPE = ("keepdims", "shape", "dimension", "axis")
+UPSTREAM = ("upstream", "chain", "incoming", "multipl", "factor")
+
+MISTAKES = [
+    Mistake(A, "matrix_dot_transpose", "dot_grad_left_transpose_missing",
+            "lambda g: g @ b.T", "lambda g: g @ b",
+            "dL/dA = G Bᵀ: the transpose of B is missing", TRANSPOSE),
+    Mistake(A, "matrix_dot_transpose", "dot_grad_right_operands_reversed",
+            "lambda g: a.T @ g", "lambda g: g.T @ a",
+            "dL/dB = Aᵀ G; Gᵀ A is its transpose: the factors are in the wrong order",
+            TRANSPOSE + SWAP + ("order",)),
+    Mistake(A, "matrix_dot_transpose", "transpose_grad_not_transposed",
+            "parents=((self, lambda g: g.T),), op=\"transpose\"",
+            "parents=((self, lambda g: g),), op=\"transpose\"",
+            "the gradient of Aᵀ must be transposed back to A's shape", TRANSPOSE),
+    Mistake(A, "broadcast_add_mul", "unbroadcast_drops_the_summed_axis",
+            "return grad.sum(axis=stretched, keepdims=True)", "return grad.sum(axis=stretched)",
+            "summing over the broadcast axis without keepdims loses the axis: the gradient has "
+            "the wrong shape", SHAPE),
+    Mistake(A, "broadcast_add_mul", "mul_grad_not_summed_back",
+            "lambda g: unbroadcast(g * b, a.shape)", "lambda g: g * b",
+            "a broadcast operand's gradient must be summed back to its own shape",
+            ("unbroadcast", "broadcast", "summed back", "sum it back", "shape")),
+    Mistake(A, "broadcast_add_mul", "mul_grads_own_operand",
+            "(self, lambda g: unbroadcast(g * b, a.shape)),\n"
+            "                                  (other, lambda g: unbroadcast(g * a, b.shape))",
+            "(self, lambda g: unbroadcast(g * a, a.shape)),\n"
+            "                                  (other, lambda g: unbroadcast(g * b, b.shape))",
+            "d(a⊙b)/da is b: each operand's gradient is multiplied by its own value instead of "
+            "the other's", SWAP),
+    Mistake(A, "matrix_sums", "sum_drops_the_axis",
+            "value = self.value.sum(axis=axis, keepdims=True)",
+            "value = self.value.sum(axis=axis)",
+            "the sum over an axis must keep it (keepdims=True): a column becomes a row", SHAPE
+            + TRANSPOSE),
+    Mistake(A, "matrix_sums", "sum_grad_is_ones",
+            "lambda g: np.broadcast_to(g, self.shape)", "lambda g: np.ones(self.shape)",
+            "the gradient of a sum is the upstream gradient copied to every element, not ones",
+            UPSTREAM + ("ones",)),
+    Mistake(A, "softmax_log", "softmax_not_stabilised",
+            "np.exp(self.value - self.value.max(axis=1, keepdims=True))", "np.exp(self.value)",
+            "without subtracting each row's maximum, exp overflows for large scores",
+            ("stab", "overflow", "max", "subtract", "inf", "nan")),
+    Mistake(A, "softmax_log", "softmax_normalised_over_columns",
+            "s = exps / exps.sum(axis=1, keepdims=True)", "s = exps / exps.sum(axis=0, keepdims=True)",
+            "each row is a distribution: the sum is over axis 1, not axis 0", ("axis", "column",
+                                                                             "row")),
+    Mistake(A, "softmax_log", "softmax_grad_factor_s_missing",
+            "lambda g: s * (g - (g * s).sum(axis=1, keepdims=True))",
+            "lambda g: g - (g * s).sum(axis=1, keepdims=True)",
+            "the softmax Jacobian-vector product is s ⊙ (g - Σ g⊙s): the factor s is missing",
+            ("factor", "multipl", "s *", "s ⊙", "missing")),
+    Mistake(A, "softmax_log", "log_grad_upstream_forgotten",
+            "lambda g: g / self.value", "lambda g: 1 / self.value",
+            "the chain rule: the local derivative 1/x times the upstream gradient, which is "
+            "forgotten", UPSTREAM),
+]

@@ -1,0 +1,62 @@
+"""Blind mistakes in 10, optimisation beyond ML (see tests/blind_mistakes/__init__.py)."""
+from . import Mistake
+from .activation_functions import OFF_BY_ONE
+from .dp_library import SIGN
+from .matrix_autodiff import TRANSPOSE
+from .scalar_autodiff import SQUARE, SWAP
+from .weight_initialisation import ROOT
+
+A = "10_optimisation_beyond_ml"
+# Written and left out: descend updating the caller's z0 in place (`z, losses = z0, []` and
+# `z -= lr * ...`), which the docstring forbids; the checks of catenary_shape do not see it (the
+# self-check gives it full marks), so it is no yardstick for naming. Reported as a gap in the checks.
+
+MISTAKES = [
+    Mistake(A, "catenary_loss", "catenary_spacing_off_by_one",
+            "dx = 1.0 / (len(z) + 1)", "dx = 1.0 / len(z)",
+            "n = len(z) + 2 points make n - 1 = len(z) + 1 intervals, so dx = 1/(len(z) + 1)",
+            OFF_BY_ONE + ("dx", "spacing", "interval")),
+    Mistake(A, "catenary_loss", "catenary_segment_length_without_root",
+            "s = (dy * dy + dx * dx).sqrt()", "s = dy * dy + dx * dx",
+            "a segment's length is sqrt(dx² + dy²): the square root is missing", ROOT),
+    Mistake(A, "catenary_loss", "catenary_length_penalty_not_squared",
+            "(s.sum() - length) ** 2 +", "(s.sum() - length) +",
+            "the length penalty is (L - L0)²: without the square, a short rope is rewarded",
+            SQUARE),
+    Mistake(A, "catenary_loss", "catenary_height_not_halved",
+            "mean_height = (y[1:] + y[:-1]) / 2", "mean_height = y[1:] + y[:-1]",
+            "a segment's height is the mean of its ends, (y_i + y_(i+1)) / 2; the 1/2 is missing",
+            ("half", "/ 2", "/2", "factor", "average", "midpoint", "mean")),
+    Mistake(A, "catenary_shape", "descend_climbs",
+            "z = z - lr * value.grad(1)[\"z\"]", "z = z + lr * value.grad(1)[\"z\"]",
+            "gradient descent steps against the gradient: + climbs the loss", SIGN),
+    Mistake(A, "catenary_shape", "descend_records_loss_after_the_step",
+            "        value = loss(Node(z, \"z\"))\n        losses.append(value.item())\n"
+            "        z = z - lr * value.grad(1)[\"z\"]",
+            "        value = loss(Node(z, \"z\"))\n        z = z - lr * value.grad(1)[\"z\"]\n"
+            "        losses.append(loss(Node(z, \"z\")).item())",
+            "each loss is to be recorded before its step; here it is the loss after it, one step "
+            "late", OFF_BY_ONE + ("before", "after", "late", "shift")),
+    Mistake(A, "ode_residual", "ode_derivatives_swapped",
+            "return 2 * (D2 @ y) + D1 @ y + 2 * y", "return 2 * (D1 @ y) + D2 @ y + 2 * y",
+            "the residual is 2y'' + y' + 2y: the first and second derivative are swapped",
+            SWAP + ("d1", "d2", "y''", "y'")),
+    Mistake(A, "ode_residual", "second_derivative_divided_by_dt_once",
+            "return D1 / dt, D2 / dt ** 2", "return D1 / dt, D2 / dt",
+            "a second derivative scales with 1/dt², not 1/dt", SQUARE + ("dt",)),
+    Mistake(A, "ode_residual", "backward_stencil_sign",
+            "D1[i, i - 4:i + 1] = -forward_1[::-1]", "D1[i, i - 4:i + 1] = forward_1[::-1]",
+            "the one-sided stencil at the right end is the mirrored forward one with its sign "
+            "flipped (for the first derivative); the sign is missing", SIGN + ("stencil",)),
+    Mistake(A, "ode_residual", "ode_step_off_by_one",
+            "t1 / (len(y) - 1)", "t1 / len(y)",
+            "n points on [0, t1] are t1/(n - 1) apart, not t1/n", OFF_BY_ONE
+            + ("dt", "spacing", "step")),
+    Mistake(A, "ode_solution", "gauss_newton_wrong_direction",
+            "z = z - np.linalg.lstsq(J, r, rcond=None)[0]", "z = z + np.linalg.lstsq(J, r, rcond=None)[0]",
+            "the Gauss-Newton step is z - δ with J δ ≈ r; + moves away from the solution", SIGN),
+    Mistake(A, "ode_solution", "jacobian_transposed",
+            "return r.value, np.array(rows)", "return r.value, np.array(rows).T",
+            "row i of the Jacobian is the gradient of r_i; transposing it mixes up rows and columns",
+            TRANSPOSE),
+]

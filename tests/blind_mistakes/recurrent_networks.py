@@ -1,0 +1,66 @@
+"""Blind mistakes in 12, recurrent networks (see tests/blind_mistakes/__init__.py)."""
+from . import Mistake
+from .activation_functions import OFF_BY_ONE
+from .scalar_autodiff import ACCUMULATE, SQUARE
+from .dp_library import ORDER as GRAPH_ORDER
+from .matrix_autodiff import TRANSPOSE
+
+A = "12_recurrent_networks"
+PREVIOUS = ("previous", "h_{t-1}", "h_(t-1)", "one step", "state", "delay", "initial")
+ORDER = GRAPH_ORDER + ("backward", "time")
+
+MISTAKES = [
+    Mistake(A, "rnn_forward", "state_never_carried",
+            "return states[-1] if states else initial", "return initial",
+            "the delay node gives the previous state h_{t-1}; every step gets the initial state",
+            PREVIOUS),
+    Mistake(A, "rnn_forward", "delay_returns_the_first_state",
+            "return states[-1] if states else initial", "return states[0] if states else initial",
+            "the delay node gives the last state so far, states[-1], not the first one",
+            PREVIOUS + ("first", "last", "index", "states[0]")),
+    Mistake(A, "rnn_forward", "cell_without_tanh",
+            "+ params[\"b\"]).tanh()", "+ params[\"b\"])",
+            "the cell is h_t = tanh(...): the nonlinearity is missing",
+            ("tanh", "activation", "nonlinear")),
+    Mistake(A, "rnn_forward", "cell_without_bias",
+            "+ h_prev.dot(params[\"W_h\"]) + params[\"b\"]).tanh()",
+            "+ h_prev.dot(params[\"W_h\"])).tanh()",
+            "the cell adds the bias b inside the tanh; it is left out",
+            ("bias", "term", "missing", "dropped")),
+    Mistake(A, "rnn_forward", "last_step_not_run",
+            "for t in range(len(x)):", "for t in range(len(x) - 1):",
+            "range(len(x) - 1) stops one step early: the last input is never read",
+            OFF_BY_ONE + ("length", "missing")),
+    Mistake(A, "bptt_gradients", "gradient_not_carried_back_in_time",
+            "dh = dH[t] + dh_later", "dh = dH[t]",
+            "h_t also feeds step t + 1: the gradient sent back through the delay node is dropped",
+            ("through time", "later", "delay", "carried", "recurrent", "next step", "dh_later",
+             "t + 1", "t+1", "dropped", "term", "accumulat")),
+    Mistake(A, "bptt_gradients", "tanh_derivative_square_missing",
+            "da = dh * (1 - H[t] ** 2)", "da = dh * (1 - H[t])",
+            "tanh' = 1 - h²: the square is missing", SQUARE),
+    Mistake(A, "bptt_gradients", "previous_state_off_by_one",
+            "h_prev = H[t - 1] if t > 0 else h_init", "h_prev = H[t]",
+            "W_h multiplies the previous state h_{t-1}, not h_t", OFF_BY_ONE + PREVIOUS
+            + ("index",)),
+    Mistake(A, "bptt_gradients", "recurrent_weight_gradient_overwritten",
+            "grads[\"W_h\"] += h_prev.T @ da", "grads[\"W_h\"] = h_prev.T @ da",
+            "W_h is shared by every step: each step adds its share; = keeps only the first "
+            "step's", ACCUMULATE + ("shared",)),
+    Mistake(A, "bptt_gradients", "delay_gradient_not_transposed",
+            "dh_later = da @ W_h.T", "dh_later = da @ W_h",
+            "back through h_{t-1} W_h the gradient is da W_hᵀ: the transpose is missing",
+            TRANSPOSE),
+    Mistake(A, "bptt_gradients", "backprop_forward_in_time",
+            "for t in reversed(range(len(x))):", "for t in range(len(x)):",
+            "backpropagation through time runs from the last step to the first", ORDER),
+    Mistake(A, "sequence_task", "readout_of_the_first_state",
+            "return states[-1].dot(self.W_y) + self.b_y", "return states[0].dot(self.W_y) + self.b_y",
+            "the prediction reads the last state h_{T-1}, after the whole sequence; h_0 has seen "
+            "one step", ("first", "last", "state", "h_0", "h_{t-1}", "index")),
+    Mistake(A, "sequence_task", "batch_read_as_time",
+            "x = np.asarray(sequences, dtype=float).transpose(1, 0, 2)",
+            "x = np.asarray(sequences, dtype=float)",
+            "the sequences come batch first (n, T, 2); the cell needs time first: the transpose "
+            "is missing", TRANSPOSE + ("axis", "time first", "batch first", "shape")),
+]

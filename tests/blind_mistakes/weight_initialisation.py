@@ -1,0 +1,58 @@
+"""Blind mistakes in 05, weight initialisation (see tests/blind_mistakes/__init__.py)."""
+from . import Mistake
+from .activation_functions import OFF_BY_ONE
+from .matrix_autodiff import TRANSPOSE
+
+A = "05_weight_initialisation"
+ROOT = ("sqrt", "root", "√", "variance", "standard deviation", "std")
+FANS = ("fan_in", "fan-in", "fan_out", "fan-out", "fan in", "fan out")
+
+MISTAKES = [
+    Mistake(A, "xavier_init", "xavier_uniform_bound_without_root",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))", "a = 6.0 / (fan_in + fan_out)",
+            "the bound is a = sqrt(6 / (fan_in + fan_out)): the square root is missing", ROOT),
+    Mistake(A, "xavier_init", "xavier_normal_variance_as_std",
+            "rng.normal(0.0, np.sqrt(2.0 / (fan_in + fan_out))",
+            "rng.normal(0.0, 2.0 / (fan_in + fan_out)",
+            "rng.normal takes the standard deviation: the variance 2/(fan_in+fan_out) is given "
+            "instead of its square root", ROOT),
+    Mistake(A, "xavier_init", "xavier_uniform_fan_in_only",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))", "a = np.sqrt(6.0 / fan_in)",
+            "Xavier averages both fans: 6 / (fan_in + fan_out); fan_out is left out (that is He)",
+            FANS + ("he",)),
+    Mistake(A, "xavier_init", "xavier_normal_precedence",
+            "np.sqrt(2.0 / (fan_in + fan_out))", "np.sqrt(2.0 / fan_in + fan_out)",
+            "2.0 / fan_in + fan_out adds fan_out to 2/fan_in: the parentheses are missing",
+            ("precedence", "parenthes", "bracket", "group")),
+    Mistake(A, "he_init", "he_uniform_bound_three",
+            "a = np.sqrt(6.0 / fan_in)", "a = np.sqrt(3.0 / fan_in)",
+            "He uniform needs Var(W) = 2/fan_in, so a = sqrt(6/fan_in); sqrt(3/fan_in) halves "
+            "the variance", ("factor", "6", "3.0", "variance", "gain", "half", "√2", "sqrt(2)")),
+    Mistake(A, "he_init", "he_normal_fan_out",
+            "np.sqrt(2.0 / fan_in), size=", "np.sqrt(2.0 / fan_out), size=",
+            "He initialisation scales by the number of inputs, fan_in, not fan_out", FANS),
+    Mistake(A, "he_init", "he_normal_transposed_shape",
+            "rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_in, fan_out))",
+            "rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_out, fan_in))",
+            "the weights have shape (fan_in, fan_out); this is the transpose", TRANSPOSE
+            + ("shape",)),
+    Mistake(A, "activation_statistics", "statistics_before_activation",
+            "        h = act(h @ W)\n        means.append(h.mean())\n        stds.append(h.std())\n",
+            "        z = h @ W\n        means.append(z.mean())\n        stds.append(z.std())\n"
+            "        h = act(z)\n",
+            "the statistics are of the activations h_l = act(z_l), not of the pre-activations z_l",
+            ("pre-activation", "preactivation", "before the activation", "activation")),
+    Mistake(A, "activation_statistics", "every_layer_fed_the_input",
+            "h = act(h @ W)", "h = act(x @ W)",
+            "each layer takes the previous layer's output h_{l-1}; every layer is fed x",
+            ("previous", "input", "x @", "h_{l-1}", "state", "layer")),
+    Mistake(A, "activation_statistics", "variance_for_std",
+            "stds.append(h.std())", "stds.append(h.var())",
+            "the standard deviation is asked for; the variance is its square", ROOT
+            + ("square",)),
+    Mistake(A, "activation_statistics", "statistics_skip_last_layer",
+            "    for W in weights:\n        h = act(h @ W)",
+            "    for W in weights[:-1]:\n        h = act(h @ W)",
+            "the loop stops one layer early: the last layer's statistics are missing", OFF_BY_ONE
+            + ("shape", "length", "missing")),
+]

@@ -1,0 +1,62 @@
+"""The blind corpus of student mistakes (tests/blind_mistakes): every entry applies to its solution
+(its `old` text occurs exactly once) and, graded by the self-check with the public seed, costs its
+task; an entry that gives no wrong value keeps every point. The solution itself passes the same
+path, so a failure is the planted bug's.
+
+Cost, one core: the entries not marked slow take about 50 s in all (each runs its notebook up to
+its task's check cell, then the checks); the slow ones (09's and 11's retrained networks) about
+80 s more."""
+import pytest
+
+from tests.blind_mistakes import NOTEBOOKS, corpus, outcome, self_check
+from tests.grading import COURSE, solution_source
+
+MISTAKES = corpus()
+
+
+def _param(mistake):
+    return pytest.param(mistake, id=repr(mistake), marks=[pytest.mark.slow] if mistake.slow else [])
+
+
+def test_every_notebook_has_six_mistakes_that_give_a_wrong_value():
+    counts = {n: sum(m.wrong_value for m in corpus(n)) for n in NOTEBOOKS}
+    assert len(NOTEBOOKS) == 12 and min(counts.values()) >= 6, counts
+
+
+def test_each_mistake_names_a_task_of_its_notebook_and_is_named_once():
+    for mistake in MISTAKES:
+        assignment = COURSE.assignment(mistake.assignment)
+        assert mistake.task in {t.id for t in assignment.tasks}, mistake
+        assert mistake.expect and all(isinstance(e, (str, tuple)) for e in mistake.expect), mistake
+    names = [repr(m) for m in MISTAKES]
+    assert len(names) == len(set(names))
+
+
+def test_expect_is_matched_case_insensitively_and_whole_tuples_only():
+    [mistake] = [m for m in MISTAKES if m.name == "adam_betas_swapped"]
+    assert mistake.names_it("it matches a known mistake: BETA1 and beta2 exchanged")
+    assert not mistake.names_it("theta after step 1 is [nan, nan]")
+
+
+@pytest.mark.parametrize("mistake", [_param(m) for m in MISTAKES])
+def test_mistake_applies_and_costs_its_task(mistake):
+    result = outcome(mistake)           # mistake.source() fails unless `old` occurs exactly once
+    if mistake.wrong_value:
+        assert result["status"] in ("failed", "error") and result["points"] < result["max_points"], \
+            (mistake.why, result["message"])
+    else:
+        assert result["status"] == "passed" and result["points"] == result["max_points"], \
+            (mistake.why, result["message"])
+
+
+@pytest.mark.parametrize("notebook", [
+    pytest.param(n, marks=[] if n in ("scalar_autodiff", "optimizers") else [pytest.mark.slow])
+    for n in NOTEBOOKS])
+def test_the_solution_passes_every_task_of_the_corpus_on_the_same_path(notebook):
+    """(Two cheap notebooks always, the others with the slow tests: the notebook tests' own
+    test_check_cells_pass_on_the_solution covers them by the notebook's check cells.)"""
+    [assignment] = {m.assignment for m in corpus(notebook)}
+    tasks = sorted({m.task for m in corpus(notebook)})
+    results = self_check(solution_source(assignment), assignment, tasks)
+    assert {t: r["status"] for t, r in results.items()} == dict.fromkeys(tasks, "passed"), \
+        {t: r["message"] for t, r in results.items()}
