@@ -1,4 +1,5 @@
-"""How much of the corpus of mutants (tests/mutants) the feedback names (issue 19).
+"""How much of the corpus of mutants (tests/mutants) the feedback names (issue 19), and how much of
+the blind corpus of student mistakes (tests/blind_mistakes) it names or locates (issue 30).
 
 tests/test_mutants.py grades every mutant once; it asserts that the feedback of each mutant of
 the written-from part names the known mistake that tests/mutants/<notebook>.py says (NAMED), and
@@ -10,18 +11,36 @@ value: a plot's labels, an exception, a side effect).
 
     python -m pytest -n 2 tests/test_mutants.py      # grades the corpus, writes the outcomes
     python -m tests.misconception_coverage           # prints the table
+
+The blind corpus was written without the catalogue or the mutants in view. Each of its mistakes
+is graded by the self-check with the public seed (tests.blind_mistakes.self_check);
+tests/test_blind_mistakes.py writes each outcome to build/misconception_coverage/blind/, and this
+script grades those it does not find (all of them with --regrade: an outcome is as old as the run
+that wrote it). Of the mistakes that give a wrong value, per notebook, each is counted once:
+  named          the message names a mistake (NAMES: from the catalogue or derived) and a name
+                 contains one of the mistake's `expect` phrases;
+  named wrongly  it names mistakes, none of which contains an `expect` phrase;
+  located        not named, but a sentence locates the first difference (LOCATED);
+  neither        the rest.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
-from pathlib import Path
 
 from autograder import references
 from autograder.grading.checking import NAMES, OR_NAMES
 from autograder.course.config import ROOT, load_course
 
 OUTCOMES = ROOT / "build" / "misconception_coverage"
+BLIND_OUTCOMES = OUTCOMES / "blind"
+# A message locates the mistake when a sentence of it begins "The first difference" or it says
+# what "first differs": the form the locating sentence of the feedback ends with (issue 30, 3).
+LOCATED = re.compile(r"(?:^|[.!?;:]\s+)The first difference|\bfirst differs\b", re.M)
+VERDICTS = ("named", "named wrongly", "located", "neither")
+
+
 def named_in(message: str, assignment_id: str) -> list:
     """The ids of the known mistakes of `assignment_id` that `message` names."""
     if NAMES not in message:
@@ -70,14 +89,110 @@ def coverage(outcomes: dict) -> dict:
     return {"table": table, "missing": missing, "surprises": surprises}
 
 
-def main() -> int:
+def names(message: str) -> list:
+    """The texts of the mistakes `message` names (each from its name to the next, or to the end)."""
+    return message.split(NAMES, 1)[1].split(OR_NAMES) if NAMES in message else []
+
+
+def verdict(mistake, message: str) -> str:
+    """One of VERDICTS for the feedback `message` of a blind `mistake` (see the docstring)."""
+    named = names(message)
+    if named:
+        return "named" if any(mistake.names_it(text) for text in named) else "named wrongly"
+    return "located" if LOCATED.search(message) else "neither"
+
+
+def record_blind(mistake, result: dict) -> None:
+    """Write the outcome of a blind `mistake`: its task's `result` (tests.blind_mistakes.outcome)."""
+    BLIND_OUTCOMES.mkdir(parents=True, exist_ok=True)
+    (BLIND_OUTCOMES / f"{mistake!r}.json").write_text(json.dumps(
+        {"mistake": repr(mistake), "status": result["status"], "message": result["message"]}),
+        encoding="utf-8")
+
+
+def blind_outcomes(regrade: bool = False) -> dict:
+    """{repr of a blind mistake: its outcome}: those written, and the others graded now."""
+    from tests.blind_mistakes import corpus, outcome
+    found = {}
+    for mistake in corpus():
+        path = BLIND_OUTCOMES / f"{mistake!r}.json"
+        if regrade or not path.exists():
+            print(f"grading {mistake!r}", file=sys.stderr, flush=True)
+            record_blind(mistake, outcome(mistake))
+        found[repr(mistake)] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def blind_coverage(outcomes: dict) -> dict:
+    """{"table": {assignment: {verdict: count}} over the blind mistakes that give a wrong value,
+    "wrongly": [(mistake, the names given)], "slowdowns named": [mistake]} from blind_outcomes()."""
+    from tests.blind_mistakes import corpus
+    table, wrongly, slowdowns = {}, [], []
+    for mistake in corpus():
+        message = outcomes[repr(mistake)]["message"]
+        if not mistake.wrong_value:
+            if names(message):
+                slowdowns.append(repr(mistake))
+            continue
+        found = verdict(mistake, message)
+        table.setdefault(mistake.assignment, dict.fromkeys(VERDICTS, 0))[found] += 1
+        if found == "named wrongly":
+            wrongly.append((repr(mistake), names(message)))
+    return {"table": table, "wrongly": wrongly, "slowdowns named": slowdowns}
+
+
+def print_blind(found: dict, held_out: dict) -> None:
+    """The blind corpus's table, next to the mutants' held-out coverage (`held_out`:
+    {assignment: [nameable, named]}, empty when the mutants' outcomes are missing)."""
+    columns = ("held-out",) + VERDICTS + ("named or located",)
+    print(f"{'blind corpus':<28}" + "".join(f"{c:>17}" for c in columns))
+    total = dict.fromkeys(VERDICTS, 0)
+    held_total = [0, 0]
+    for assignment, row in sorted(found["table"].items()):
+        n = sum(row.values())
+        held = held_out.get(assignment)
+        held_total = [a + b for a, b in zip(held_total, held or (0, 0))]
+        cells = [f"{held[1]} / {held[0]}" if held else "-"]
+        cells += [f"{row[v]} / {n}" for v in VERDICTS] + [f"{row['named'] + row['located']} / {n}"]
+        print(f"{assignment:<28}" + "".join(f"{c:>17}" for c in cells))
+        for v in VERDICTS:
+            total[v] += row[v]
+    n = sum(total.values())
+    cells = [f"{held_total[1]} / {held_total[0]}" if held_out else "-"]
+    cells += [f"{total[v]} / {n} ({total[v] / n:.0%})" for v in VERDICTS]
+    cells += [f"{total['named'] + total['located']} / {n} "
+              f"({(total['named'] + total['located']) / n:.0%})"]
+    print(f"{'total':<28}" + "".join(f"{c:>17}" for c in cells))
+    print("(blind: the mistakes that give a wrong value, graded by the self-check with the public "
+          "seed; held-out: the mutants' named / nameable)")
+    if found["wrongly"]:
+        print("\nnamed wrongly:\n  " + "\n  ".join(f"{m}: {'; or: '.join(n)}"
+                                                  for m, n in found["wrongly"]))
+    if found["slowdowns named"]:
+        print("\nnamed, though they give no wrong value:\n  " + "\n  ".join(found["slowdowns named"]))
+
+
+def main(argv=None) -> int:
+    """Print the mutants' coverage (when their outcomes are written), then the blind corpus's
+    (graded now where no outcome is written; all of it with --regrade)."""
+    argv = sys.argv[1:] if argv is None else argv
     outcomes = {}
     for path in sorted(OUTCOMES.glob("*.json")):
         outcome = json.loads(path.read_text(encoding="utf-8"))
         outcomes[outcome["mutant"]] = outcome
-    if not outcomes:
-        print(f"no outcomes in {OUTCOMES}: run python -m pytest tests/test_mutants.py first")
-        return 1
+    held_out = {}
+    if outcomes:
+        held_out = {a: row["held-out"] for a, row in print_mutants(outcomes).items()}
+    else:
+        print(f"no outcomes in {OUTCOMES}: run python -m pytest tests/test_mutants.py first "
+              f"for the mutants' coverage")
+    print()
+    print_blind(blind_coverage(blind_outcomes(regrade="--regrade" in argv)), held_out)
+    return 0
+
+
+def print_mutants(outcomes: dict) -> dict:
+    """Print the mutants' coverage from their `outcomes`; returns its table (coverage())."""
     found = coverage(outcomes)
     total = {"written-from": [0, 0], "held-out": [0, 0]}
     print(f"{'notebook':<28}{'written-from':>20}{'held-out':>18}")
@@ -106,7 +221,9 @@ def main() -> int:
     for title in ("missing", "surprises"):
         if found[title]:
             print(f"\n{title}:\n  " + "\n  ".join(found[title]))
-    return 0
+    return found["table"]
+
+
 
 
 if __name__ == "__main__":

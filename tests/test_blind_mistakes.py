@@ -8,8 +8,10 @@ its task's check cell, then the checks); the slow ones (09's and 11's retrained 
 80 s more."""
 import pytest
 
+from autograder.grading.checking import NAMES, OR_NAMES
 from tests.blind_mistakes import NOTEBOOKS, corpus, outcome, self_check
 from tests.grading import COURSE, solution_source
+from tests.misconception_coverage import blind_coverage, record_blind, verdict
 
 MISTAKES = corpus()
 
@@ -32,15 +34,53 @@ def test_each_mistake_names_a_task_of_its_notebook_and_is_named_once():
     assert len(names) == len(set(names))
 
 
-def test_expect_is_matched_case_insensitively_and_whole_tuples_only():
-    [mistake] = [m for m in MISTAKES if m.name == "adam_betas_swapped"]
+def _mistake(name):
+    [mistake] = [m for m in MISTAKES if m.name == name]
+    return mistake
+
+
+def test_expect_is_matched_case_insensitively():
+    mistake = _mistake("adam_betas_swapped")
     assert mistake.names_it("it matches a known mistake: BETA1 and beta2 exchanged")
     assert not mistake.names_it("theta after step 1 is [nan, nan]")
+
+
+def test_expect_tuple_needs_all_its_words():
+    mistake = _mistake("adam_betas_swapped")
+    mistake = type(mistake)(mistake.assignment, mistake.task, "probe", "o", "n", "why",
+                            (("beta1", "beta2"),))
+    assert mistake.names_it("beta1 and beta2") and not mistake.names_it("beta1 alone")
+
+
+def test_a_message_is_named_named_wrongly_located_or_neither():
+    mistake = _mistake("bce_sum_not_mean")              # expect: mean, sum, average
+    before = "bce_loss(p, y) for 12 examples is 12.5, the binary cross-entropy is 1.04"
+    assert verdict(mistake, before + NAMES + "the sum over the examples") == "named"
+    assert verdict(mistake, before + NAMES + "the sign flipped" + OR_NAMES + "a sum") == "named"
+    assert verdict(mistake, before + NAMES + "the sign flipped") == "named wrongly"
+    assert verdict(mistake, before + ". The first difference: the reduction.") == "located"
+    assert verdict(mistake, before + "; the loss first differs at node 4") == "located"
+    assert verdict(mistake, before + "; see the first difference") == "neither"
+    assert verdict(mistake, before) == "neither"
+
+
+def test_the_coverage_counts_each_mistake_once_and_lists_the_wrong_names():
+    outcomes = {repr(m): {"message": "expected 1, received 2"} for m in MISTAKES}
+    wrong, slowdown = _mistake("bce_sum_not_mean"), _mistake("predict_builds_a_graph")
+    outcomes[repr(wrong)] = {"message": "expected 1, received 12" + NAMES + "the sign flipped"}
+    outcomes[repr(slowdown)] = {"message": NAMES + "a graph"}
+    found = blind_coverage(outcomes)
+    assert sum(sum(row.values()) for row in found["table"].values()) == \
+        sum(m.wrong_value for m in MISTAKES)
+    assert found["table"][wrong.assignment]["named wrongly"] == 1
+    assert found["wrongly"] == [(repr(wrong), ["the sign flipped"])]
+    assert found["slowdowns named"] == [repr(slowdown)]
 
 
 @pytest.mark.parametrize("mistake", [_param(m) for m in MISTAKES])
 def test_mistake_applies_and_costs_its_task(mistake):
     result = outcome(mistake)           # mistake.source() fails unless `old` occurs exactly once
+    record_blind(mistake, result)       # for python -m tests.misconception_coverage
     if mistake.wrong_value:
         assert result["status"] in ("failed", "error") and result["points"] < result["max_points"], \
             (mistake.why, result["message"])

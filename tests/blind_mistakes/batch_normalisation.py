@@ -40,7 +40,7 @@ MISTAKES = [
     Mistake(A, "batchnorm_backward", "dgamma_without_x_hat",
             "dgamma = (dy * x_hat).sum(axis=0, keepdims=True)", "dgamma = dy.sum(axis=0, keepdims=True)",
             "γ multiplies x̂, so dγ = Σ dy·x̂; the factor x̂ is missing",
-            ("x_hat", "x̂", "normalised", "normalized", "factor")),
+            ("x_hat", "x̂", "normalised", "normalized", "factor", "dbeta", "sum(dy)", "β")),
     Mistake(A, "running_statistics", "running_momentum_swapped",
             "momentum * running_mean + (1 - momentum) * batch_mean",
             "(1 - momentum) * running_mean + momentum * batch_mean",

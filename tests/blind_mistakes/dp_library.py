@@ -4,7 +4,8 @@ from .scalar_autodiff import ACCUMULATE
 
 A = "03_dp_library"
 ORDER = ("order", "revers", "topolog")
-SIGN = ("sign", "negat", "minus", "ascent", "uphill", "opposite")
+SIGN = ("sign", "negat", "minus", "ascent", "uphill", "opposite", "up the gradient", "climb",
+        "along the gradient")
 
 MISTAKES = [
     Mistake(A, "named_leaves", "gradient_overwritten_not_accumulated",

@@ -18,7 +18,7 @@ MISTAKES = [
     Mistake(A, "scalar_arithmetic", "sub_derivative_sign",
             "((self, 1.0), (other, -1.0))", "((self, 1.0), (other, 1.0))",
             "d(a-b)/db is -1: the gradient of the subtrahend has the wrong sign",
-            ("sign", "negat", "minus", "-1")),
+            ("sign", "negat", "minus", "-1", "+1", "a + b")),
     Mistake(A, "scalar_arithmetic", "div_quotient_rule_upside_down",
             "((self, 1 / other.value), (other, -self.value / other.value ** 2))",
             "((self, 1 / other.value), (other, -other.value / self.value ** 2))",
