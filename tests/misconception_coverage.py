@@ -17,8 +17,8 @@ is graded by the self-check with the public seed (tests.blind_mistakes.self_chec
 tests/test_blind_mistakes.py writes each outcome to build/misconception_coverage/blind/, and this
 script grades those it does not find (all of them with --regrade: an outcome is as old as the run
 that wrote it). Of the mistakes that give a wrong value, per notebook, each is counted once:
-  named          the message names a mistake (NAMES: from the catalogue or derived) and a name
-                 contains one of the mistake's `expect` phrases;
+  named          the message names a mistake (after NAMES, as catalogue names are; derived names
+                 are to read the same) and a name contains one of the mistake's `expect` phrases;
   named wrongly  it names mistakes, none of which contains an `expect` phrase;
   located        not named, but a sentence locates the first difference (LOCATED);
   neither        the rest.
@@ -41,11 +41,16 @@ LOCATED = re.compile(r"(?:^|[.!?;:]\s+)The first difference|\bfirst differs\b", 
 VERDICTS = ("named", "named wrongly", "located", "neither")
 
 
+def names(message: str) -> list:
+    """The texts of the mistakes `message` names (each from its name to the next, or to the end)."""
+    return message.split(NAMES, 1)[1].split(OR_NAMES) if NAMES in message else []
+
+
 def named_in(message: str, assignment_id: str) -> list:
     """The ids of the known mistakes of `assignment_id` that `message` names."""
-    if NAMES not in message:
+    named = names(message)
+    if not named:
         return []
-    named = message.split(NAMES, 1)[1].split(OR_NAMES)
     notebook = load_course().assignment(assignment_id).notebook
     return [m.id for m in references.catalogue(notebook)
             if any(text.startswith(m.why) for text in named)]
@@ -87,11 +92,6 @@ def coverage(outcomes: dict) -> dict:
             bool(outcome["named"])
         row[part][1] += right
     return {"table": table, "missing": missing, "surprises": surprises}
-
-
-def names(message: str) -> list:
-    """The texts of the mistakes `message` names (each from its name to the next, or to the end)."""
-    return message.split(NAMES, 1)[1].split(OR_NAMES) if NAMES in message else []
 
 
 def verdict(mistake, message: str) -> str:

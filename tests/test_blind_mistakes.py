@@ -3,9 +3,9 @@
 task; an entry that gives no wrong value keeps every point. The solution itself passes the same
 path, so a failure is the planted bug's.
 
-Cost, one core: the entries not marked slow take about 50 s in all (each runs its notebook up to
-its task's check cell, then the checks); the slow ones (09's and 11's retrained networks) about
-80 s more."""
+Cost, measured on one core of a loaded machine: the tests not marked slow take about 30 s of CPU
+in all (each entry runs its notebook up to its task's check cell, then the checks); the slow ones
+(the entries of 09 and 11 that train a network again, and ten solution runs) about 35 s more."""
 import pytest
 
 from autograder.grading.checking import NAMES, OR_NAMES
