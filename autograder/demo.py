@@ -80,6 +80,16 @@ def make_class(folder: Path, course) -> Path:
     return submitted
 
 
+def summary(results, seconds: float) -> str:
+    """The table of what was handed in, and how many notebooks that is: a student's assignment
+    with no notebook is a row of grades.csv, not a notebook graded."""
+    handed_in = [r for r in results if report.status(r) != "missing"]
+    missing = len(results) - len(handed_in)
+    return (report.table(handed_in) + f"\n\ngraded {len(handed_in)} notebooks in {seconds:.0f} s"
+            + (f"; {missing} {'assignment' if missing == 1 else 'assignments'} of these students "
+               "not handed in (rows of grades.csv)" if missing else ""))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--folder", default=str(ROOT / "demo"), help="where to put the class (default: demo/)")
@@ -94,8 +104,7 @@ def main(argv=None) -> int:
     results = grade_all([submitted], folder / "graded", jobs=args.jobs)
     seconds = time.perf_counter() - start
     print()
-    print(report.table(results))
-    print(f"\ngraded {len(results)} notebooks in {seconds:.0f} s")
+    print(summary(results, seconds))
     print(f"grades:   {folder / 'graded' / 'grades.csv'}")
     print(f"feedback: {folder / 'graded' / 'feedback'}/<student>/<assignment>.html")
     page, _ = classreport.write_report(folder / "graded", course)

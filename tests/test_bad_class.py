@@ -405,3 +405,43 @@ def test_every_csv_cell_reads_back_as_text_not_a_formula(text):
         assert len(rows) == 2 and rows[1][1] == "-1.5", (text, written)
         assert not re.match(r"[\s\x00-\x1f]*[=+\-@]", rows[1][0]) or _number(text), (text, rows)
         assert rows[1][0].lstrip("'") == text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@pytest.mark.parametrize("top", ["spring2026", "sub_copy"])
+def test_a_class_is_read_by_its_shape_whatever_its_folder_is_called(tmp_path, top):
+    """A submitted/ tree copied to another name is the same class, and the run says what it
+    assumed; what lies elsewhere in it is said on the student's rows, as in submitted/."""
+    notebook = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})
+    for path in (f"alice/{A}/scalar_autodiff.ipynb", f"bob/{A}/scalar_autodiff.ipynb",
+                 f"carol/{A}/scalar_autodiff.ipynb", "alice/notes/x.ipynb"):
+        (tmp_path / top / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / top / path).write_text(notebook)
+    from autograder.grading.grade import discover
+    said = []
+    found = {(s.student, s.assignment_id): s for s in discover([tmp_path / top], COURSE, say=said.append)}
+    assert set(found) == {("alice", A), ("bob", A), ("carol", A)}
+    assert all(s.status == "graded" and s.path.parent.parent.name == s.student for s in found.values())
+    assert [f.split(":")[0] for f in found["alice", A].flags] == [f"ignored {top}/alice/notes/x.ipynb"]
+    assert len(said) == 1 and f"read {tmp_path / top}/ as a class" in said[0] and "3 folders as students" in said[0]
+    said.clear()
+    assert {(s.student, s.assignment_id) for s in discover([tmp_path / top / "bob"], COURSE, say=said.append)} \
+        == {("bob", A)} and said == [f"read {tmp_path / top / 'bob'}/ as the student bob's folder: "
+                                     "<assignment>/<notebook>.ipynb"]
+    (tmp_path / "by_assignment" / A).mkdir(parents=True)      # notebooks named after students:
+    for student in ("dan", "eve"):                            # loose, as before
+        (tmp_path / "by_assignment" / A / f"{student}_scalar_autodiff.ipynb").write_text(notebook)
+    assert {s.student for s in discover([tmp_path / "by_assignment"], COURSE)} == {"dan", "eve"}
+
+
+def test_notebooks_of_the_same_name_read_as_one_student_say_where_they_are(tmp_path):
+    """Loose notebooks in folders that are not a class's shape: the row's message names the
+    folders and the layout, instead of 'none is named' what all of them are named."""
+    notebook = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})
+    for folder in ("x", "y"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "scalar_autodiff.ipynb").write_text(notebook)
+    from autograder.grading.grade import discover
+    [row] = discover([tmp_path], COURSE)
+    assert row.status == "error" and "none is named" not in row.message, row.message
+    assert "2 notebooks named scalar_autodiff.ipynb" in row.message and "x/, y/" in row.message
+    assert "<student>/<assignment>/<notebook>.ipynb" in row.message

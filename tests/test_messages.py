@@ -175,3 +175,19 @@ def test_check_prints_the_table_the_cell_errors_and_the_legend(tmp_path):
     assert any(line.startswith("  error in the cell that begins “") and "NameError: name "
                "'numerical_gradient' is not defined" in line for line in lines), run.stdout
     assert lines[-1] == report.LEGEND
+
+
+def test_the_demo_counts_notebooks_not_rows():
+    """make demo: 'graded N notebooks' counts what was handed in; a student's assignment with no
+    notebook stays out of the printed table (it is a row of grades.csv)."""
+    from autograder.demo import summary
+    task = {"id": "t", "status": "passed", "points": 1.0, "max_points": 1.0}
+    results = [{"student": "ada", "assignment": "01_a", "score": 1.0, "max_score": 1.0, "tasks": [task]},
+               {"student": "ada", "assignment": "02_b", "score": 0.0, "max_score": 1.0, "tasks": [],
+                "status": "missing", "message": "no notebook was submitted"},
+               {"student": "bob", "assignment": "01_a", "score": 0.0, "max_score": 1.0, "tasks": [],
+                "status": "error", "message": "not a notebook"}]
+    text = summary(results, 12.3)
+    assert "graded 2 notebooks in 12 s; 1 assignment of these students not handed in" in text
+    assert "no notebook was submitted" not in text and "02_b" not in text
+    assert "not a notebook" in text and "01_a" in text

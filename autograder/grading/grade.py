@@ -106,10 +106,12 @@ def _folders(folder: Path) -> list:
                   if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
 
 
-def _tree(path: Path):
+def _tree(path: Path, notebooks: dict):
     """(the submitted/ folder, [its student folders], the assignment folder named or None) when
     `path` is an nbgrader tree: submitted/ itself, a folder holding it, one of its student
-    folders or one of their assignment folders. None for a folder of loose notebooks."""
+    folders or one of their assignment folders; or a folder of that shape whatever its name
+    (`_class_shaped`: a copy in spring2026/; `_student_shaped`). `notebooks`: {assignment id:
+    its notebook's name}. None for a folder of loose notebooks."""
     names = path.resolve().parts
     if names[-1:] == ("submitted",):
         return path, _folders(path), None
@@ -119,11 +121,30 @@ def _tree(path: Path):
         return path.parent.parent, [path.parent], path.name
     if (path / "submitted").is_dir():
         return path / "submitted", _folders(path / "submitted"), None
+    if path.name not in notebooks and _class_shaped(path, notebooks):
+        return path, _folders(path), None
+    if _student_shaped(path, notebooks):
+        return path.parent, [path], None
     return None
 
 
+def _student_shaped(folder: Path, notebooks: dict) -> bool:
+    """Whether `folder` is one student's <assignment>/<notebook>.ipynb: a folder in it is named
+    after an assignment and holds that assignment's notebook by its own name (a folder of
+    notebooks named after students, sorted by assignment, is not)."""
+    return any(sub.name in notebooks and (sub / f"{notebooks[sub.name]}.ipynb").is_file()
+               for sub in _folders(folder))
+
+
+def _class_shaped(folder: Path, notebooks: dict) -> bool:
+    """Whether `folder` holds <student>/<assignment>/<notebook>.ipynb: some folder in it holds a
+    folder named after an assignment of the course, with a notebook in it."""
+    return any(sub.name in notebooks and _notebooks(sub, recursive=False)
+               for student in _folders(folder) for sub in _folders(student))
+
+
 def _ignored(paths, folder: Path) -> list:
-    return [f"ignored submitted/{p.relative_to(folder)}: only submitted/<student>/<assignment>/"
+    return [f"ignored {folder.name}/{p.relative_to(folder)}: only {folder.name}/<student>/<assignment>/"
             "<notebook>.ipynb is graded" for p in paths]
 
 
@@ -153,6 +174,12 @@ def _choose(student, assignment, notebooks, flags, course) -> Submission:
         return Submission(None, student, assignment, flags, "missing", "no notebook was submitted")
     name = course.assignment(assignment).notebook
     chosen = [p for p in notebooks if p.stem == name] or [p for p in notebooks if not COPY.search(p.stem)]
+    if len(notebooks) > 1 and len([p for p in chosen if p.stem == name]) > 1:
+        return Submission(None, student, assignment, flags, "error", (
+            f"{len(chosen)} notebooks named {name}.ipynb were read as {student}'s, from the folders "
+            f"{', '.join(sorted(p.parent.name + '/' for p in chosen))}: a class is read from "
+            "<student>/<assignment>/<notebook>.ipynb, so give the folder that holds the students' "
+            "folders, or keep only the one to grade"))
     if len(notebooks) > 1 and len(chosen) != 1:
         return Submission(None, student, assignment, flags, "error", (
             f"{len(notebooks)} notebooks for one assignment ({', '.join(p.name for p in notebooks)}) "
@@ -164,17 +191,25 @@ def _choose(student, assignment, notebooks, flags, course) -> Submission:
     return Submission(chosen[0], student, assignment, flags)
 
 
-def discover(paths, course, assignment=None) -> list:
+def discover(paths, course, assignment=None, say=None) -> list:
     """One Submission per student and assignment of the input (notebooks, or folders: nbgrader's
     submitted/ tree, or loose notebooks): every student of the input gets a row for every
     assignment of the input, `missing` where there is no notebook, `error` where there is no
-    telling which notebook or assignment (the row's message says why)."""
+    telling which notebook or assignment (the row's message says why). `say(text)`: told what
+    was assumed where a folder's layout was recognised by its shape, not its name."""
     found = {}     # (student, assignment) -> ([notebooks], [flags])
     student_flags, errors = {}, []
+    notebooks = {a.id: a.notebook for a in course.assignments}
     for path in map(Path, paths):
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or folder")
-        tree = _tree(path) if path.is_dir() else None
+        tree = _tree(path, notebooks) if path.is_dir() else None
+        if tree is not None and "submitted" not in (path.name, path.parent.name, tree[0].name) and say:
+            say(f"read {path}/ as a class: <student>/<assignment>/<notebook>.ipynb (nbgrader's "
+                f"layout), its {len(tree[1])} folders as students; notebooks elsewhere in it are "
+                "not graded, and said on their student's rows" if tree[0] == path else
+                f"read {path}/ as the student {report.student_name(path.name)}'s folder: "
+                "<assignment>/<notebook>.ipynb")
         if tree is not None:
             rows, flags = _from_tree(*tree, course, assignment)
             for key, (notebooks, ignored) in rows.items():
@@ -456,7 +491,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     course = load_course(course_path)
     if assignment is not None:
         course.assignment(assignment)
-    submissions = discover(paths, course, assignment)
+    submissions = discover(paths, course, assignment,
+                           say=lambda text: print(f"note: {text}", file=sys.stderr, flush=True))
     if submissions and all(s.assignment_id == UNIDENTIFIED for s in submissions):
         raise CourseError(submissions[0].message)     # nothing else to grade (`check x.ipynb`)
     _preflight(course, {s.assignment_id for s in submissions})
