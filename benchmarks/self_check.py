@@ -10,7 +10,7 @@ import statistics
 import sys
 import time
 
-from autograder.authoring import public_cases
+from autograder.grading import public_cases
 from autograder import references
 from autograder.course.config import load_course
 from autograder.grading.selfcheck import check

@@ -445,3 +445,36 @@ def test_notebooks_of_the_same_name_read_as_one_student_say_where_they_are(tmp_p
     assert row.status == "error" and "none is named" not in row.message, row.message
     assert "2 notebooks named scalar_autodiff.ipynb" in row.message and "x/, y/" in row.message
     assert "<student>/<assignment>/<notebook>.ipynb" in row.message
+
+
+PLANTED = {   # an instructor's mistake in 01's probes: (the text, its replacement, what is said)
+    "a probe without a reply schema": ('    "numgrad": {"estimate"', '    "numgrad_": {"estimate"',
+                                       "has no reply schema"),
+    "a probe argument renamed": ("def numgrad(ns, function, x, eps=None):",
+                                 "def numgrad(ns, function, x, epsilon=None):\n    eps = epsilon",
+                                 "TypeError"),
+}
+
+
+@pytest.mark.parametrize("mistake", PLANTED)
+def test_an_instructors_mistake_stops_grade_before_anyone_is_graded(tmp_path, mistake):
+    """A check that fails the course's own solution with the public seed is the instructor's
+    mistake: grade stops before anyone is graded, in lines that name the solution and what failed,
+    instead of giving the class 0 (issue 33: the solution got 0, 'has no reply schema')."""
+    copy = tmp_path / "course"
+    for part in ("autograder", "dp", "solutions", "exercises"):
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(ROOT / "course.toml", copy / "course.toml")
+    probes = copy / "autograder" / "probes" / "scalar_autodiff.py"
+    old, new, said = PLANTED[mistake]
+    assert probes.read_text().count(old) == 1
+    probes.write_text(probes.read_text().replace(old, new))
+    notebook = submit(tmp_path / "submitted", "honest")
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", tmp_path / "submitted",
+                          "--out", tmp_path / "out", "--jobs", "1"], cwd=copy, capture_output=True,
+                         text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(copy)})
+    assert run.returncode == 2, run.stderr[-3000:]
+    assert f"solutions/{A}/scalar_autodiff.py: the solution fails the checks of {A} with the " \
+           "public seed" in run.stderr and said in run.stderr, run.stderr[-3000:]
+    assert "nothing was graded" in run.stderr and not (tmp_path / "out" / "results").exists()
+    assert notebook.is_file()

@@ -14,7 +14,7 @@ import pytest
 from autograder import references
 from autograder.grading.checking import NAMES, OR_NAMES, misconception, within
 from autograder.grading.judge import run_checks
-from autograder.authoring.public_cases import has_references, solution_namespace
+from autograder.grading.public_cases import has_references, solution_namespace
 from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import COURSE
 
@@ -167,7 +167,7 @@ def test_a_known_mistake_is_named_on_the_hidden_inputs_only():
     same kinds of replies, valid, but the values of other inputs), fail without being named:
     the mistake's values on the hidden inputs are other ones."""
     from tests.mutants.scalar_autodiff import MUTANTS
-    from autograder.authoring.public_cases import notebook_namespace
+    from autograder.grading.public_cases import notebook_namespace
     assignment = COURSE.assignment("01_scalar_autodiff")
     mutant = next(m for m in MUTANTS if m.name == "sigmoid_of_minus_x")
     forger = Forger(notebook_namespace(mutant.source(), mutant.name), assignment)

@@ -17,7 +17,7 @@ from unittest import mock
 import pytest
 
 import autograder.grading.grade
-from autograder.authoring import public_cases
+from autograder.grading import public_cases
 from autograder import references
 from tests import misconception_coverage
 from tests.grading import COURSE, explain, grade_source, points

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from autograder.authoring import public_cases
+from autograder.grading import public_cases
 from autograder import references
 from autograder.references import scalar_autodiff as ref
 from autograder.sandbox.errors import ProbeError

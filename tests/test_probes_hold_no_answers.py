@@ -229,7 +229,7 @@ def _gradients(out) -> dict:
 # methods), a stub whose answer blocks call it with a compatible signature must earn 0 on every
 # task. The bundle's checks are importable only where the self-check runs, next to the notebook,
 # so the stub runs in this process and is graded there (its checks with a hidden seed).
-from autograder.authoring import public_cases  # noqa: E402
+from autograder.grading import public_cases  # noqa: E402
 from autograder.grading.judge import run_checks  # noqa: E402
 from autograder.grading.selfcheck import LocalSubmission  # noqa: E402
 

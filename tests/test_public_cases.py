@@ -16,7 +16,7 @@ import importlib
 
 import pytest
 
-from autograder.authoring import public_cases
+from autograder.grading import public_cases
 from autograder import references
 from autograder.grading.judge import run_checks
 from autograder.grading.selfcheck import CheckFailed, LocalSubmission, check

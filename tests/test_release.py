@@ -104,7 +104,7 @@ def test_the_scan_finds_planted_solution_text(bundle, tmp_path, plant):
 def test_bundle_has_public_cases_and_no_reference_code(bundle):
     """The references stay with the grader: the bundle has their proxy only, which replays the
     public cases recorded for every assignment whose checks have references."""
-    from autograder.authoring.public_cases import has_references
+    from autograder.grading.public_cases import has_references
     shipped = files(bundle)
     assert [p for p in shipped if p.startswith("autograder/references/")] == \
         ["autograder/references/__init__.py"]

@@ -474,9 +474,12 @@ def build(root: Path, check: bool = False, log=print) -> list[str]:
     root = Path(root).resolve()
     start = time.perf_counter()
     outputs, kept, problems = _generate(root, log)
-    if root == PACKAGE.parent:     # the checks and probes are this package's: they must fit
+    if root == PACKAGE.parent:     # the checks and probes are this package's: they must fit,
+        from ..grading import public_cases       # and grade each solution with the public seed
         from ..grading.judge import preflight
-        problems += preflight(_tasks_by_assignment(root))
+        assignments = _tasks_by_assignment(root)
+        problems += preflight(assignments) or public_cases.verify(
+            assignments, load_course(root / "course.toml").public_seed, root, log=log)
     committed = _committed(root)
     extra = [rel for rel in committed if rel not in outputs and rel not in kept]
 

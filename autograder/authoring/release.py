@@ -11,7 +11,7 @@
     DIR/autograder/public_cases/<notebook>.json
                                      what the checks' reference calls returned with the
                                      public seed, recorded by running each released solution
-                                     and its checks here (autograder/authoring/public_cases.py)
+                                     and its checks here (autograder/grading/public_cases.py)
 
 No solutions/, tests/ (their mutants are solutions with one bug), reference modules
 (autograder/references/ but its proxy, which replays the public cases) or git history. Before it
@@ -40,7 +40,7 @@ import tokenize
 import tomllib
 from pathlib import Path
 
-from . import public_cases
+from ..grading import public_cases
 from ..course.config import ROOT, CourseError, load_course, parse_timezone
 
 # The only things the self-check needs besides the closure of imports (see `needed_modules`).

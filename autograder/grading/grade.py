@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import executors, late, report
+from . import executors, late, public_cases, report
 from ..sandbox import seal
 from ..course.config import ROOT, CourseError, load_course
 from .judge import preflight, run_checks
@@ -548,8 +548,11 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
 
 def _preflight(course, assignment_ids) -> None:
     """Stop before anyone is graded when the course cannot grade these assignments (a typo in
-    course.toml or in the checks): the instructor's problem, not the students' zeros."""
-    problems = preflight([a for a in course.assignments if a.id in assignment_ids])
+    course.toml or in the checks, or checks that fail their own solution with the public seed:
+    public_cases.verify): the instructor's problem, not the students' zeros."""
+    assignments = [a for a in course.assignments if a.id in assignment_ids]
+    problems = preflight(assignments) or public_cases.verify(
+        assignments, course.public_seed, log=lambda text: print(text, file=sys.stderr, flush=True))
     if problems:
         raise CourseError("\n".join(problems) + "\nnothing was graded: fix course.toml or the "
                           "checks, then run again (`python -m autograder build --check` finds the "

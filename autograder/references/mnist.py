@@ -21,7 +21,7 @@ from . import misconception
 
 # The checks call these references only when grading, never with the public seed, so a release
 # records no public cases for 09 and need not train its solution to learn that
-# (autograder/authoring/public_cases.py; tests/test_mutants.py checks that no public call is made).
+# (autograder/grading/public_cases.py; tests/test_mutants.py checks that no public call is made).
 PUBLIC_CASES = False
 
 

@@ -59,7 +59,7 @@ def _fingerprint(assignment, seed: int, root: Path) -> str:
     digest = hashlib.sha256(f"{seed} {numpy.__version__} {sys.version}".encode())
     engine = ("references/__init__.py", "grading/judge.py", "grading/checking.py",
               "grading/selfcheck.py", "sandbox/protocol.py", "grading/replies.py",
-              "authoring/public_cases.py")
+              "grading/public_cases.py")
     files = [assignment.solution_path(root), PACKAGE / "checks" / f"{assignment.notebook}.py",
              PACKAGE / "probes" / f"{assignment.notebook}.py",
              PACKAGE / "references" / f"{assignment.notebook}.py",
@@ -129,8 +129,8 @@ def solution_namespace(assignment, root: Path = ROOT) -> dict:
 def record_from(namespace: dict, assignment, seed: int) -> tuple:
     """{key: encoded value} of every reference call that the checks of `assignment` make on the
     notebook `namespace` with the public seed `seed`, and their results."""
-    from ..grading.judge import run_checks
-    from ..grading.selfcheck import LocalSubmission
+    from .judge import run_checks
+    from .selfcheck import LocalSubmission
     with references.record() as recorded:
         results = run_checks(LocalSubmission(namespace, assignment), assignment, seed=seed,
                              public=True)
@@ -174,32 +174,73 @@ def _recorded(assignment, seed: int, root: Path) -> tuple:
     return record(assignment, seed, root), time.perf_counter() - start
 
 
+def _kept(assignment, seed: int, root: Path) -> bool:
+    fingerprint = _fingerprint(assignment, seed, root)
+    return fingerprint in _cache or (Path(root) / CACHE / f"{assignment.notebook}-{fingerprint}.json").is_file()
+
+
+def _record_all(assignments, seed: int, root: Path, jobs=None, log=print, failures=None) -> dict:
+    """{id: cases} of the `assignments` whose cases are not kept yet, recorded in `jobs` fresh
+    processes at once (default: one per processor), each reported as it finishes. A solution that
+    fails its checks raises PublicCasesError, or is added to `failures` ({id: error}) if given."""
+    import concurrent.futures
+    import multiprocessing
+    todo = [a for a in assignments if needs_recording(a) and not _kept(a, seed, root)]
+    computed = {}
+    if not todo:
+        return computed
+    jobs = min(len(todo), jobs or os.cpu_count() or 1)
+    kept = sum(has_references(a) and _kept(a, seed, root) for a in assignments)
+    log(f"  running {len(todo)} solution(s) and their checks, {jobs} at a time"
+        + (f" ({kept} kept from an earlier release)" if kept else ""))
+    context = multiprocessing.get_context("spawn")    # a fresh interpreter: no state shared
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        running = {pool.submit(_recorded, a, seed, root): a for a in todo}
+        for done in concurrent.futures.as_completed(running):
+            assignment = running[done]
+            try:
+                cases, seconds = done.result()
+            except PublicCasesError as error:
+                if failures is None:
+                    raise
+                failures[assignment.id] = error
+                continue
+            _cache[_fingerprint(assignment, seed, root)] = computed[assignment.id] = cases
+            log(f"  {assignment.id}: {len(cases)} reference values ({seconds:.1f} s)")
+    return computed
+
+
+def verify(assignments, seed: int, root: Path = ROOT, log=print) -> list:
+    """What stops the checks of `assignments` from grading their own solution with the public
+    seed, one problem in two lines each (the solution's file, then the first failure): a probe
+    without a reply schema, a check that passes an argument its probe does not take, a reference
+    that disagrees with the solution. Only where the solution is here (not in a grading
+    container) and its checks are recorded (`needs_recording`: not 09, whose solution trains a
+    network). Results are kept like the public cases, so a course that did not change costs
+    nothing."""
+    here = [a for a in assignments if a.solution_path(root).is_file()]
+    failures = {}
+    _record_all(here, seed, root, log=log, failures=failures)
+    problems = []
+    for assignment in here:
+        error = failures.get(assignment.id)
+        if error is not None:
+            failed = str(error).split("\n  ")[1:] or [str(error)]
+            problems.append(f"{assignment.solution_path(root).relative_to(root)}: the solution fails "
+                            f"the checks of {assignment.id} with the public seed ({len(failed)} "
+                            f"task(s)), so the checks are wrong, not the students:\n  {failed[0]}")
+    return problems
+
+
 def write(folder: Path, assignments, seed: int | None = None, root: Path = ROOT, log=print,
           jobs: int | None = None) -> list:
     """Record the public cases of `assignments` (those whose checks have references) and write
     them as `folder`/autograder/public_cases/<notebook>.json; returns the paths written. The
     solutions whose cases are not kept yet run in `jobs` processes at once (default: one per
     processor), each reported as it finishes."""
-    import concurrent.futures
-    import multiprocessing
     seed = load_course().public_seed if seed is None else seed
     wanted = [a for a in assignments if has_references(a)]
-    kept = {a.id for a in wanted if _fingerprint(a, seed, root) in _cache
-            or (Path(root) / CACHE / f"{a.notebook}-{_fingerprint(a, seed, root)}.json").is_file()}
-    computed = {}
-    todo = [a for a in wanted if a.id not in kept and needs_recording(a)]
-    if todo:
-        jobs = min(len(todo), jobs or os.cpu_count() or 1)
-        log(f"  running {len(todo)} solution(s) and their checks, {jobs} at a time"
-            + (f" ({len(kept)} kept from an earlier release)" if kept else ""))
-        context = multiprocessing.get_context("spawn")    # a fresh interpreter: no state shared
-        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
-            running = {pool.submit(_recorded, a, seed, root): a for a in todo}
-            for done in concurrent.futures.as_completed(running):
-                assignment = running[done]
-                cases, seconds = done.result()          # a PublicCasesError is raised here
-                _cache[_fingerprint(assignment, seed, root)] = computed[assignment.id] = cases
-                log(f"  {assignment.id}: {len(cases)} reference values ({seconds:.1f} s)")
+    computed = _record_all(wanted, seed, root, jobs, log)
     written = []
     for assignment in wanted:
         cases = computed.get(assignment.id) or record(assignment, seed, root)
