@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def _grade(args):
-    from .grading import report
+    from .grading import late, report
     from .grading.grade import grade_all
     if args.export:
         from .course.config import CourseError
@@ -25,7 +25,9 @@ def _grade(args):
     results = grade_all(args.paths, args.out, jobs=args.jobs, assignment=args.assignment,
                         course_path=args.course, progress=not args.quiet,
                         executor=args.executor, scheduler=args.scheduler,
-                        isolation=not args.no_isolation, wide=args.wide)
+                        isolation=not args.no_isolation, wide=args.wide,
+                        times=late.read_times(args.times) if args.times else None,
+                        use_mtime=args.times_from_mtime)
     print(report.table(results))
     if args.no_isolation:
         print(f"\n{NO_ISOLATION_WARNING}")
@@ -158,6 +160,12 @@ def main(argv=None) -> int:
                        help="the Canvas assignment that an assignment's column updates "
                             "(repeatable; default: the Canvas assignment of its title, or a "
                             "new one)")
+    grade.add_argument("--times", metavar="FILE",
+                       help="CSV of submission times (columns student, submitted_at and optionally "
+                            "assignment), for submissions without nbgrader's timestamp.txt")
+    grade.add_argument("--times-from-mtime", action="store_true",
+                       help="the notebooks' modification times are their submission times (not "
+                            "after a copy: cp -r and unzipping set them to the moment of the copy)")
     _add_isolation_option(grade)
     grade.set_defaults(run=_grade)
 
@@ -243,9 +251,11 @@ def main(argv=None) -> int:
     from .grading.executors import ExecutorError
     from .course.notebook import NotebookError
     from .sandbox.seal import IsolationUnavailable
+    from .grading.late import TimestampError
     try:
         return args.run(args)
-    except (CourseError, NotebookError, FileNotFoundError, ExecutorError, IsolationUnavailable) as error:
+    except (CourseError, NotebookError, FileNotFoundError, ExecutorError, IsolationUnavailable,
+            TimestampError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

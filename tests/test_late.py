@@ -175,22 +175,71 @@ def test_apply_keeps_the_raw_score_and_says_how_late(tmp_path):
     assert "2 days late, -2 points" in late.describe(r) and "6 of 8 earned" in late.describe(r)
 
 
-def test_nothing_is_late_without_a_policy_a_due_date_or_a_submission(tmp_path):
+def test_nothing_is_late_without_a_due_date_or_a_submission(tmp_path):
     at = late.Submitted(DUE + datetime.timedelta(days=3), late.MTIME_SOURCE)
-    for course, r in [(load_course(), result()),                                  # no policy
-                      (course_with(tmp_path), result(assignment="unidentified")),  # no assignment
+    for course, r in [(course_with(tmp_path), result(assignment="unidentified")),  # no assignment
                       (course_with(tmp_path), result(0.0, status="missing"))]:
         done = late.apply(r, course, at)
         assert done["late"] is None and done["score"] == done["raw_score"]
     assert late.apply(result(), course_with(tmp_path), None)["late"] is None
 
 
-def test_submitted_for_reads_the_files_only_with_a_policy(tmp_path):
-    notebook = tmp_path / "n.ipynb"
+def test_a_due_date_without_a_policy_shows_the_days_late_and_takes_nothing(tmp_path):
+    """Issue 33: with due dates set but no [late] table, the times and days late are shown."""
+    at = late.Submitted(DUE + datetime.timedelta(days=3), late.TIMESTAMP_FILE)
+    done = late.apply(result(), load_course(), at)                   # the repository's: no [late]
+    assert done["score"] == done["raw_score"] == 10.0
+    assert (done["late"]["days_late"], done["late"]["penalty"], done["late"]["policy"]) == (3, 0.0, "no late policy")
+    assert "3 days late, -0 points (no late policy)" in late.describe(done)
+    assert "(late: 3 d)" in report.table([done])
+
+
+def test_submission_times_come_from_sources_that_mean_it(tmp_path):
+    """timestamp.txt (nbgrader's layout), then the instructor's --times, then the mtime only
+    when asked: a plain copy of a class is not late by the moment of the copy."""
+    notebook = tmp_path / "spring" / "alice" / A / "n.ipynb"
+    notebook.parent.mkdir(parents=True)
     notebook.write_text("{}")
-    assert late.submitted_for(load_course(), A, notebook) is None
-    assert late.submitted_for(course_with(tmp_path), A, notebook).source == late.MTIME_SOURCE
-    assert late.submitted_for(course_with(tmp_path), A, None) is None
+    course = course_with(tmp_path)
+    assert late.submitted_for(course, A, notebook, "alice") is None               # nothing says
+    assert late.submitted_for(course, A, notebook, "alice", use_mtime=True).source == late.MTIME_SOURCE
+    times_csv = tmp_path / "times.csv"
+    times_csv.write_text("student,assignment,submitted_at\nalice,,2026-10-06 10:00:00 UTC\n"
+                         f"alice,{A},2026-10-07T10:00:00+00:00\n")
+    times = late.read_times(times_csv)
+    found = late.submitted_for(course, A, notebook, "alice", times, use_mtime=True)
+    assert (found.source, found.at) == (late.TIMES_SOURCE, datetime.datetime(2026, 10, 7, 10, tzinfo=UTC))
+    (notebook.parent / "timestamp.txt").write_text("2026-10-06 09:00:00.000000 UTC")
+    # outside nbgrader's layout a timestamp.txt is the student's own file: not read
+    assert late.submitted_for(course, A, notebook, "alice", times).source == late.TIMES_SOURCE
+    found = late.submitted_for(course, A, notebook, "alice", times, layout=True)     # nbgrader's file
+    assert (found.source, found.at) == (late.TIMESTAMP_FILE, datetime.datetime(2026, 10, 6, 9, tzinfo=UTC))
+    assert late.submitted_for(load_course(), "no such assignment", notebook) is None
+    times_csv.write_text("student,submitted_at\nbob,yesterday\n")
+    with pytest.raises(late.TimestampError, match="times.csv, line 2"):
+        late.read_times(times_csv)
+    times_csv.write_text("name,when\nbob,2026-10-06\n")
+    with pytest.raises(late.TimestampError, match="needs the columns student and submitted_at"):
+        late.read_times(times_csv)
+
+
+def test_the_run_says_how_many_were_late_and_warns_when_most_are(tmp_path):
+    course = course_with(tmp_path)
+    at = {name: late.Submitted(DUE + datetime.timedelta(days=days), source)
+          for name, days, source in [("a", 53, late.MTIME_SOURCE), ("b", 53, late.MTIME_SOURCE),
+                                     ("c", -1, late.TIMESTAMP_FILE)]}
+    results = [late.apply(dict(result(), student=name), course, when) for name, when in at.items()]
+    results.append(dict(result(), student="d"))            # no time at all
+    lines = late.summary(course, results, {})
+    assert lines[0] == (f"late work: 2 of 3 submissions with a time were late, 2 past the hard deadline; "
+                        f"times from {late.MTIME_SOURCE} (2), timestamp.txt (1)")
+    assert lines[1].startswith("warning: 1 submission(s) of assignments with a late policy have no "
+                               "submission time") and "--times FILE" in lines[1]
+    assert lines[2].startswith("WARNING: 2 of 3 submissions are late; 2 of these times are the "
+                               "notebooks' modification times") and "cp -r" in lines[2]
+    assert late.summary(course, results[2:3], {}) == [
+        "late work: 0 of 1 submissions with a time were late; times from timestamp.txt (1)"]
+    assert late.summary(load_course(), [dict(result(), student="d")], {}) == []   # no policy: nothing to say
 
 
 def test_grades_csv_and_lms_exports_carry_the_final_score(tmp_path):
@@ -271,6 +320,6 @@ def test_gradescope_run_takes_the_time_from_created_at(tmp_path, monkeypatch):
     assert gradescope.run(root, A) == 0
     written = json.loads((root / "results" / "results.json").read_text())
     assert written["score"] == 7.0 and f"({late.GRADESCOPE_SOURCE}), due" in written["output"]
-    (root / "submission_metadata.json").write_text("{}")        # no created_at: the mtime
+    (root / "submission_metadata.json").write_text("{}")   # no created_at: no time (not the mtime)
     assert gradescope.run(root, A) == 0
-    assert json.loads((root / "results" / "results.json").read_text())["score"] == 0   # past hard deadline
+    assert json.loads((root / "results" / "results.json").read_text())["score"] == 8.0

@@ -477,13 +477,16 @@ def _lost_job(args, reason):
 
 
 def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True,
-              executor="local", scheduler=None, isolation=True, wide=False) -> list:
+              executor="local", scheduler=None, isolation=True, wide=False, times=None,
+              use_mtime=False) -> list:
     """Grade every submission under `paths` into `out`; returns all results in `out`.
     `jobs`: submissions graded at once (default: all cores); `executor`: "local" (processes
     here) or "dask" (a Dask LocalCluster of `jobs` workers, or the cluster at `scheduler`).
     `isolation`: False only for trusted work (--no-isolation); otherwise submissions are
     sealed (autograder.sandbox.seal), and nothing is graded where they cannot be. `wide`: grades.csv
-    with one row per student and a column per assignment (report.write_grades_csv)."""
+    with one row per student and a column per assignment (report.write_grades_csv). `times`:
+    the instructor's submission times (late.read_times); `use_mtime`: the notebooks' modification
+    times count as submission times (see grading.late)."""
     from tqdm.auto import tqdm
     if isolation:
         seal.require()
@@ -503,7 +506,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
         stale.unlink(missing_ok=True)
     keys = {(s.student, s.assignment_id) for s in submissions}
     digest = course_digest(course)
-    submitted = {(s.student, s.assignment_id): late.submitted_for(course, s.assignment_id, s.path)
+    submitted = {(s.student, s.assignment_id): late.submitted_for(
+                     course, s.assignment_id, s.path, s.student, times, use_mtime, _in_layout(s))
                  for s in submissions if s.status != "missing"}
     todo = [s for s in submissions if s.status == "graded" and not _up_to_date(
         out, s, digest, submitted[s.student, s.assignment_id])]
@@ -543,7 +547,17 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     results = [r for r in report.load_results(out)
                if (r["student"], r["assignment"]) in keys] if submissions else []
     report.write_grades_csv(out, report.load_results(out), course, wide=wide)
+    for line in late.summary(course, results, submitted):
+        print(line, file=sys.stderr, flush=True)
     return results
+
+
+def _in_layout(submission) -> bool:
+    """Whether a submission was found as <student>/<assignment>/<notebook>.ipynb, where an
+    nbgrader timestamp.txt beside it is nbgrader's, not the student's own file."""
+    path = submission.path
+    return path is not None and path.parent.name == submission.assignment_id and \
+        report.student_name(path.parent.parent.name) == submission.student
 
 
 def _preflight(course, assignment_ids) -> None:

@@ -342,8 +342,9 @@ def table(results: list) -> str:
         marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}" for t in r["tasks"])
         if status(r) != "graded":      # say why, instead of a row of ⚠
             marks = f"{STATUS_MARK.get(status(r), '⚠')} {clean_text(r.get('message', ''), 240)}"
-        if (r.get("late") or {}).get("penalty"):
-            marks += f"  (late: {r['late']['days_late']} d, -{r['late']['penalty']:g})"
+        if (r.get("late") or {}).get("days_late"):
+            penalty = r["late"]["penalty"]
+            marks += f"  (late: {r['late']['days_late']} d" + (f", -{penalty:g})" if penalty else ")")
         lines.append(f"{r['student']:<{width}}  {r['assignment']:<26} "
                      f"{r['score']:>5g}/{r['max_score']:<5g}  {marks}")
     return "\n".join(lines + ["", LEGEND])

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ..grading import late, report
 from ..course.config import load_course
-from . import (container_main, grade_folder, grader_modes, submitted_notebooks, summary,
+from . import (container_main, grade_folder, grader_modes, summary,
                task_output, write_grader)
 from .prairielearn import notebooks_digest
 
@@ -219,10 +219,8 @@ def run(root, assignment_id: str) -> int:
     except IsolationUnavailable as error:
         print(f"not graded: {error}", flush=True)
         return 2
-    notebook = next((p for p in submitted_notebooks(root / "submission")
-                     if p.name == result.get("notebook")), None)
     course = load_course(course_path)
-    submitted = late.from_gradescope(metadata) or late.submitted_for(course, assignment_id, notebook)
+    submitted = late.from_gradescope(metadata)     # Gradescope's own time, or none
     late.apply(result, course, submitted)
     results = results_json(report.bounded(result), seconds)
     report.atomic_write(root / "results" / "results.json", json.dumps(results, indent=2) + "\n")
