@@ -9,6 +9,7 @@ from pathlib import Path
 
 
 def _grade(args):
+    from .course.roster import read_roster
     from .grading import late, report
     from .grading.grade import grade_all
     if args.export:
@@ -27,7 +28,8 @@ def _grade(args):
                         executor=args.executor, scheduler=args.scheduler,
                         isolation=not args.no_isolation, wide=args.wide,
                         times=late.read_times(args.times) if args.times else None,
-                        use_mtime=args.times_from_mtime)
+                        use_mtime=args.times_from_mtime,
+                        roster=read_roster(args.roster) if args.roster else None)
     print(report.table(results))
     if args.no_isolation:
         print(f"\n{NO_ISOLATION_WARNING}")
@@ -107,7 +109,9 @@ def _release(args):
 def _report(args):
     from .reports.classreport import write_report
     from .course.config import load_course
-    html_path, csv_path = write_report(args.directory, load_course(args.course))
+    from .course.roster import read_roster
+    html_path, csv_path = write_report(args.directory, load_course(args.course),
+                                       read_roster(args.roster) if args.roster else None)
     print(f"the class at a glance: {html_path}\nthe same numbers:      {csv_path}")
     return 0
 
@@ -152,8 +156,10 @@ def main(argv=None) -> int:
                        help="also write OUT/canvas.csv or OUT/moodle.csv, the LMS's grade import "
                             "(repeatable; needs --roster)")
     grade.add_argument("--roster", metavar="FILE",
-                       help="CSV: student (as in submitted/), name, email, canvas_id, "
-                            "sis_user_id, sis_login_id, section, id_number")
+                       help="the class list, whose students without a submission get missing rows: "
+                            "CSV of student (as in the class folder), name, email, canvas_id, "
+                            "sis_user_id, sis_login_id, section, id_number; or Canvas's gradebook "
+                            "export or Moodle's grade export as they come")
     grade.add_argument("--missing", choices=["blank", "zero"], default="blank",
                        help="a roster student without a submission: blank cell (default) or 0")
     grade.add_argument("--canvas-assignment", action="append", metavar="ASSIGNMENT=NUMBER",
@@ -215,6 +221,9 @@ def main(argv=None) -> int:
         "report", help="the class at a glance: one HTML page and a CSV from grade's results")
     class_report.add_argument("directory", type=Path,
                               help="the folder `grade --out` wrote (default there: graded)")
+    class_report.add_argument("--roster", metavar="FILE",
+                              help="the class list (as for grade --roster, or Canvas's or "
+                                   "Moodle's export): who handed in nothing counts as missing")
     class_report.set_defaults(run=_report)
 
     similarity = commands.add_parser(

@@ -129,3 +129,61 @@ def test_a_canvas_assignment_named_by_its_number_is_updated_not_made_anew(graded
         lms.parse_canvas_ids([f"{SECOND.id}=abc"], COURSE)
     with pytest.raises(CourseError, match="unknown assignment 'nope'"):
         lms.parse_canvas_ids(["nope=1"], COURSE)
+
+
+CANVAS_EXPORT = ('Student,ID,SIS User ID,SIS Login ID,Section,"Scalar autodiff (4512)",Current Score\r\n'
+                 '    Points Possible,,,,,10,\r\n'
+                 '"Lovelace, Ada",101,S-1,ada,"A, early",7,70\r\n'
+                 '"Babbage, Charles",102,S-2,CB,B,,0\r\n'
+                 '"Shaw, Carol",103,,,B,,\r\n')
+MOODLE_EXPORT = ("First name,Last name,ID number,Institution,Department,Email address,"
+                 "Assignment: Scalar autodiff (Real),Last downloaded from this course\n"
+                 "Ada,Lovelace,0001,,,ada@example.org,7.00,1700000000\n"
+                 "Charles,Babbage,,,,cb@example.org,-,1700000000\n")
+
+
+def test_canvas_and_moodle_exports_are_rosters_as_they_come(tmp_path):
+    """Issue 33: a Canvas gradebook export was refused ("needs a 'student' column")."""
+    path = tmp_path / "canvas.csv"
+    path.write_text(CANVAS_EXPORT, encoding="utf-8")
+    people = lms.read_roster(path)
+    assert [(p["student"], p["name"], p["canvas_id"], p["section"]) for p in people] == [
+        ("ada", "Lovelace, Ada", "101", "A, early"), ("CB", "Babbage, Charles", "102", "B"),
+        ("103", "Shaw, Carol", "103", "B")]          # Points Possible skipped; no login: the ID
+    lms.check_identity("canvas", people, path)
+    path.write_text(MOODLE_EXPORT, encoding="utf-8")
+    people = lms.read_roster(path)
+    assert [(p["student"], p["name"], p["email"], p["id_number"]) for p in people] == [
+        ("0001", "Ada Lovelace", "ada@example.org", "0001"), ("cb", "Charles Babbage", "cb@example.org", "")]
+    lms.check_identity("moodle", people, path)
+    assert [lms.known_as(p, {"ada", "cb", "zed"}) for p in people] == ["ada", "cb"]   # by the email's name
+    path.write_text("Name,When\nx,y\n", encoding="utf-8")
+    with pytest.raises(CourseError, match="not a roster: it needs a 'student' column .* Canvas's gradebook export"):
+        lms.read_roster(path)
+
+
+def test_roster_students_without_a_submission_are_missing_everywhere(graded, tmp_path):
+    """grades.csv (grade --roster), the class report (report --roster) and the exports: a
+    person of the roster who handed in nothing is a `missing` row, matched by any of their ids."""
+    from autograder.grading.grade import Submission, on_the_roster
+    from autograder.reports.classreport import write_report
+    path = tmp_path / "canvas.csv"
+    path.write_text(CANVAS_EXPORT, encoding="utf-8")
+    people = lms.read_roster(path)
+    found = [Submission(None, "ada", FIRST.id), Submission(None, "cb", FIRST.id)]   # CB is cb
+    [missing] = on_the_roster(found, people)
+    assert (missing.student, missing.assignment_id, missing.status) == ("103", FIRST.id, "missing")
+    out, _ = graded
+    path.write_text(CANVAS_EXPORT.replace(",ada,", ",alice,").replace(",CB,", ",BOB,"), encoding="utf-8")
+    people = lms.read_roster(path)             # the graded folder's alice and bob, and carol (103)
+    _, csv_path = write_report(out, COURSE, people)
+    missing = {(r[1], r[3]) for r in csv.reader(csv_path.read_text(encoding="utf-8").splitlines())
+               if r[0] == "missing"}
+    assert missing == {(FIRST.id, "103"), (SECOND.id, "103"), (SECOND.id, "bob"), (SECOND.id, "dave")}
+    _, csv_path = write_report(out, COURSE)    # without the roster: only who was in the folder
+    assert {(r[1], r[3]) for r in csv.reader(csv_path.read_text(encoding="utf-8").splitlines())
+            if r[0] == "missing"} == {(SECOND.id, "bob"), (SECOND.id, "dave")}
+    text, strangers = lms.canvas_csv(report.load_results(out), COURSE, people)
+    table = list(csv.reader(io.StringIO(text)))
+    assert [(r[1], r[5]) for r in table[2:]] == [("101", "2.5"), ("102", "1"), ("103", "")]
+    assert strangers == ["dave"]

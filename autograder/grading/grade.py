@@ -22,6 +22,7 @@ from pathlib import Path
 from . import executors, late, public_cases, report
 from ..sandbox import seal
 from ..course.config import ROOT, CourseError, load_course
+from ..course.roster import known_as
 from .judge import preflight, run_checks
 from ..course.notebook import (NotebookError, cell_labels, code_cells, grade_ids, line_key,
                        read_notebook, scan_imports, scan_library_use, source_of)
@@ -478,7 +479,7 @@ def _lost_job(args, reason):
 
 def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress=True,
               executor="local", scheduler=None, isolation=True, wide=False, times=None,
-              use_mtime=False) -> list:
+              use_mtime=False, roster=None) -> list:
     """Grade every submission under `paths` into `out`; returns all results in `out`.
     `jobs`: submissions graded at once (default: all cores); `executor`: "local" (processes
     here) or "dask" (a Dask LocalCluster of `jobs` workers, or the cluster at `scheduler`).
@@ -486,7 +487,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     sealed (autograder.sandbox.seal), and nothing is graded where they cannot be. `wide`: grades.csv
     with one row per student and a column per assignment (report.write_grades_csv). `times`:
     the instructor's submission times (late.read_times); `use_mtime`: the notebooks' modification
-    times count as submission times (see grading.late)."""
+    times count as submission times (see grading.late); `roster`: the class list
+    (course.roster.read_roster), whose students without a submission get `missing` rows."""
     from tqdm.auto import tqdm
     if isolation:
         seal.require()
@@ -504,6 +506,8 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     out.chmod(report.DIR_MODE)   # the grader's and its group's (the instructors): not the submissions'
     for stale in out.rglob(".*.tmp"):       # an interrupted run's unfinished write
         stale.unlink(missing_ok=True)
+    submissions += [s for s in on_the_roster(submissions, roster or [])     # never over a result
+                    if not report.result_path(out, s.student, s.assignment_id).exists()]
     keys = {(s.student, s.assignment_id) for s in submissions}
     digest = course_digest(course)
     submitted = {(s.student, s.assignment_id): late.submitted_for(
@@ -550,6 +554,17 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     for line in late.summary(course, results, submitted):
         print(line, file=sys.stderr, flush=True)
     return results
+
+
+def on_the_roster(submissions, roster) -> list:
+    """A `missing` Submission for every assignment of `submissions` and every person of the
+    roster who handed in none of them (matched by any of their ids: course.roster.known_as)."""
+    assignments = list(dict.fromkeys(s.assignment_id for s in submissions
+                                     if s.assignment_id != UNIDENTIFIED))
+    students = {s.student for s in submissions}
+    return [Submission(None, report.student_name(person["student"]), a, [], "missing",
+                       "no notebook was submitted (on the roster)")
+            for person in roster if known_as(person, students) is None for a in assignments]
 
 
 def _in_layout(submission) -> bool:

@@ -2,11 +2,10 @@
 import CSV, from the results in a graded folder and a roster (`grade --export canvas|moodle
 --roster FILE`).
 
-The roster is a CSV with a header row. `student` (the id the grader knows: the folder name in
-nbgrader's submitted/, or the notebook's name) is required; the others are copied into the
-columns the platforms match students by:
-
-  student, name, email, canvas_id, sis_user_id, sis_login_id, section, id_number
+The roster (autograder.course.roster) is the course's own CSV (`student`, the id the grader
+knows, then name, email, canvas_id, sis_user_id, sis_login_id, section, id_number), or Canvas's
+gradebook export or Moodle's grade export as they come; its columns are copied into the columns
+the platforms match students by.
 
 Canvas (Grades > Import) matches a row by its ID, SIS User ID or SIS Login ID (then by the
 student's name); it reads the columns Student, ID, SIS User ID, SIS Login ID, Section, then one
@@ -28,45 +27,14 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..grading import report
 from ..course.config import CourseError
+from ..course.roster import POINTS_POSSIBLE, ROSTER_COLUMNS, known_as, read_roster  # noqa: F401
+from ..grading import report
 
-ROSTER_COLUMNS = ("student", "name", "email", "canvas_id", "sis_user_id", "sis_login_id",
-                  "section", "id_number")
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_IDENTITY = ("Full name", "Email address", "ID number")
-POINTS_POSSIBLE = "Points Possible"
 FORMATS = ("canvas", "moodle")
 MISSING = {"zero": "0", "blank": ""}
-
-
-def read_roster(path) -> list:
-    """The roster's rows as dicts with every column of ROSTER_COLUMNS ("" where absent)."""
-    path = Path(path)
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f)
-            header = [h.strip() for h in reader.fieldnames or []]
-            rows = [{k.strip(): (v or "").strip() for k, v in row.items() if k} for row in reader]
-    except FileNotFoundError:
-        raise CourseError(f"{path}: roster not found") from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise CourseError(f"{path}: not a UTF-8 CSV file ({error})") from None
-    if "student" not in header:
-        raise CourseError(f"{path}: the roster needs a 'student' column (the student id as in "
-                          f"submitted/); its columns may be: {', '.join(ROSTER_COLUMNS)}")
-    unknown = [h for h in header if h not in ROSTER_COLUMNS]
-    if unknown:
-        raise CourseError(f"{path}: unknown roster column(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(ROSTER_COLUMNS)})")
-    seen = set()
-    for number, row in enumerate(rows, 2):
-        if not row.get("student"):
-            raise CourseError(f"{path}, line {number}: no student id")
-        if row["student"] in seen:
-            raise CourseError(f"{path}, line {number}: student {row['student']!r} listed twice")
-        seen.add(row["student"])
-    return [{c: row.get(c, "") for c in ROSTER_COLUMNS} for row in rows]
 
 
 def _assignments(results, course) -> list:
@@ -84,10 +52,11 @@ def _table(results, course, roster, missing) -> tuple:
     """(assignments, [(roster row, [cell per assignment])], [graded students not on the roster])."""
     assignments = _assignments(results, course)
     scores = {(r["student"], r["assignment"]): r for r in results}
-    rows = [(person, [_score(scores.get((person["student"], a.id)), missing) for a in assignments])
+    graded = {r["student"] for r in results}
+    found = {person["student"]: known_as(person, graded) for person in roster}
+    rows = [(person, [_score(scores.get((found[person["student"]], a.id)), missing) for a in assignments])
             for person in roster]
-    listed = {p["student"] for p in roster}
-    strangers = sorted({r["student"] for r in results} - listed)
+    strangers = sorted(graded - set(found.values()))
     return assignments, rows, strangers
 
 

@@ -25,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..grading import checking, report
+from ..grading.grade import Submission, on_the_roster, ungraded
 from .. import references
 
 HTML_NAME, CSV_NAME = "class-report.html", "class-report.csv"
@@ -262,14 +263,17 @@ def report_csv(summary: dict) -> str:
     return report.csv_text([CSV_FIELDS, *report_rows(summary)])
 
 
-def write_report(graded: Path, course) -> tuple:
+def write_report(graded: Path, course, roster=None) -> tuple:
     """Write class-report.html and class-report.csv into `graded` (the folder `grade --out`
-    wrote); returns their paths."""
+    wrote); returns their paths. `roster` (course.roster.read_roster): its students who handed
+    in nothing are counted as missing."""
     graded = Path(graded)
     results = report.load_results(graded)
     if not results:
         raise FileNotFoundError(f"{graded}: no results in {graded / 'results'}/ (run "
                                 "`python -m autograder grade ... --out` on this folder first)")
+    results += [ungraded(s, course) for s in on_the_roster(
+        [Submission(None, r["student"], r["assignment"]) for r in results], roster or [])]
     summary = summarize(results, course)
     html_path, csv_path = graded / HTML_NAME, graded / CSV_NAME
     report.atomic_write(html_path, report_html(summary))
