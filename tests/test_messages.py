@@ -191,3 +191,21 @@ def test_the_demo_counts_notebooks_not_rows():
     assert "graded 2 notebooks in 12 s; 1 assignment of these students not handed in" in text
     assert "no notebook was submitted" not in text and "02_b" not in text
     assert "not a notebook" in text and "01_a" in text
+
+
+def test_a_wrong_value_outranks_the_errors_it_causes_further_on():
+    """Issue 33: a forgotten transpose in dot's gradient gave the task '⚠ error' (the legend says
+    the code raised), and the shape message of the checks where it did raise was not shown. The
+    task failed: its message is the wrong value's, then what another check raised."""
+    from tests.blind_mistakes import self_check
+    from tests.grading import solution_source
+    a = "02_matrix_autodiff"
+    source = solution_source(a).replace("(other, lambda g: a.T @ g)", "(other, lambda g: g.T @ a)")
+    assert source != solution_source(a)
+    result = self_check(source, a, ["matrix_dot_transpose"])["matrix_dot_transpose"]
+    statuses = {c["status"] for c in result["checks"]}
+    assert {"failed", "error"} <= statuses, statuses          # both kinds among its checks
+    assert result["status"] == "failed" and result["points"] < result["max_points"]
+    first, _, other = result["message"].partition("\n(another check: ")
+    assert "expected" in first and "received" in first, result["message"]
+    assert other.startswith("your code raised ValueError") and "shape" in other, result["message"]

@@ -33,7 +33,10 @@ from .replies import MalformedReply, Validated
 
 # "unchecked": the self-check in the student bundle has no public case for a reference value
 # (autograder/references); grading never gives it, since the references are there.
-SEVERITY = {"passed": 0, "unchecked": 1, "failed": 2, "error": 3, "timeout": 4}
+# A task's status is its worst check's. A wrong value outranks an error: when the code gave a
+# wrong answer in one check and raised in another (a gradient of the wrong shape, used further
+# on), the task failed, and its message is the wrong value's, the error's added after it.
+SEVERITY = {"passed": 0, "unchecked": 1, "error": 2, "failed": 3, "timeout": 4}
 # pytest plugins the judge does without (one session per submission: their cost adds up). The
 # exception plugins collect garbage at the end of each session to find exceptions raised in
 # __del__ or threads, half of an empty session's time; the checks are trusted code that starts
@@ -187,7 +190,7 @@ def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
         mine = [o for o in plugin.outcomes if o[0] == task.id and o[2] != "skipped"]
         status = max((o[2] for o in mine), key=SEVERITY.get, default="error")
         failed = [o for o in mine if o[2] != "passed"]
-        message = failed[0][3] if failed else ("" if mine else "no check ran for this task")
+        message = _task_message(failed, status) if failed else ("" if mine else "no check ran for this task")
         metrics = {}
         for o in mine:     # several checks may measure the same thing: keep the largest
             for key, value in o[4].items():
@@ -198,6 +201,14 @@ def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
                         "message": message, "metrics": metrics,
                         "checks": [{"name": o[1], "status": o[2], "message": o[3]} for o in mine]})
     return results
+
+
+def _task_message(failed, status) -> str:
+    """The message of the first check with the task's status; a failure's message says too what
+    another check's error was (a wrong shape that made the student's code raise further on)."""
+    first = next(o for o in failed if o[2] == status)
+    other = next((o for o in failed if o[2] == "error"), None) if status == "failed" else None
+    return first[3] + (f"\n(another check: {other[3]})" if other else "")
 
 
 class _Collector:
