@@ -70,6 +70,6 @@ $(STUDENT_STAMP): pyproject.toml
 	touch $(STUDENT_STAMP)
 
 lab: $(STUDENT_STAMP) $(LAB_OVERRIDES)
-	$(VPY) -m jupyter lab $(LAB_ARGS)
+	$(VPY) -m jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 .PHONY: lab

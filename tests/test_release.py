@@ -2,6 +2,7 @@
 the self-check, and not a line of any solution; it hands out the course in order of the due
 dates, and refuses provided code that is the answer of an assignment not yet due."""
 import datetime
+import os
 import json
 import shutil
 import subprocess
@@ -501,3 +502,37 @@ def test_assignments_without_a_due_date_are_released_only_when_asked(tmp_path):
     with pytest.raises(release.ReleaseError, match="--until ASSIGNMENT, --assignment, or --all"):
         release.released_on(undated, late)
     assert ids(release.choose(undated, late, everything=True)) == ["01_trees", "02_forests"]
+
+
+def test_the_bundle_course_toml_lists_only_what_is_released(tmp_path):
+    """Issue 33: the bundle's course.toml listed the assignments not handed out yet (titles,
+    tasks, due dates). Only the released ones are left, each whole (tasks, thresholds)."""
+    text = (ROOT / "course.toml").read_text(encoding="utf-8")
+    released = {"01_scalar_autodiff", "02_matrix_autodiff"}
+    path = tmp_path / "course.toml"
+    path.write_text(release.student_course_toml(text, released), encoding="utf-8")
+    students = load_course(path)
+    assert [a.id for a in students.assignments] == ["01_scalar_autodiff", "02_matrix_autodiff"]
+    for a in students.assignments:
+        assert a == COURSE.assignment(a.id)
+    later = COURSE.assignment("03_dp_library")
+    assert later.id not in path.read_text() and later.title not in path.read_text()
+    assert "grading_seed" not in tomllib.loads(path.read_text())["course"]
+    assert [a.id for a in load_course(ROOT / "course.toml").assignments] == \
+        [a["id"] for a in tomllib.loads(release.student_course_toml(text))["assignment"]]
+
+
+def test_the_bundle_s_make_lab_passes_lab_args_and_runs_as_root(tmp_path):
+    """Issue 33: the bundle's `make lab` ignored LAB_ARGS, and stopped as root (JupyterLab
+    refuses root without --allow-root)."""
+    (tmp_path / "Makefile").write_text(release.STUDENT_MAKEFILE, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / ".installed").write_text("")
+    os.utime(tmp_path / "pyproject.toml", (0, 0))        # installed after: nothing to install
+    run = subprocess.run(["make", "-n", "lab", "LAB_ARGS=--no-browser --port 8899"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    [command] = [line for line in run.stdout.splitlines() if "jupyter lab" in line]
+    assert command.endswith("--no-browser --port 8899")
+    assert ("--allow-root" in command) == (os.getuid() == 0)

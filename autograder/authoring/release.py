@@ -77,8 +77,9 @@ PYTHON ?= python3
 \t.venv/bin/python -m pip install -q -e .
 \ttouch .venv/.installed
 
+# LAB_ARGS passes options on (make lab LAB_ARGS=--no-browser); as root JupyterLab needs --allow-root.
 lab: .venv/.installed
-\t.venv/bin/python -m jupyter lab exercises
+\t.venv/bin/python -m jupyter lab exercises $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 .PHONY: lab
 """
@@ -663,14 +664,42 @@ def describe_plan(course, chosen, now) -> str:
 
 # -- the bundle ------------------------------------------------------------------------------
 
-def student_course_toml(text: str) -> str:
+_HEADER = re.compile(r"\s*\[\[?\s*([\w.]+)\s*\]\]?\s*(#.*)?$")
+
+
+def _assignment_blocks(text: str) -> list:
+    """(assignment id or None, its text) of course.toml, in order: the tables before and between
+    assignments are None's; an [[assignment]] owns its [[assignment.task]] and [assignment.*]."""
+    blocks, current = [[None, ""]], None
+    for line in text.splitlines(keepends=True):
+        header = _HEADER.match(line)
+        if header and line.lstrip().startswith("[[") and header[1] == "assignment":
+            current = ["", ""]
+            blocks.append(current)
+        elif header and not header[1].startswith("assignment."):
+            current = None
+            blocks.append([None, ""])
+        blocks[-1][1] += line
+    for block in blocks:
+        if block[0] == "":
+            block[0] = tomllib.loads(block[1])["assignment"][0]["id"]
+    return [tuple(b) for b in blocks]
+
+
+def student_course_toml(text: str, released=None) -> str:
     """course.toml without `grading_seed` (the secret the hidden per-student seeds derive from
-    when AUTOGRADER_SECRET is not set)."""
+    when AUTOGRADER_SECRET is not set), and with only the `released` assignments (ids; None: all):
+    the bundle says nothing of what is not handed out yet (titles, tasks, due dates)."""
+    text = "".join(text for found, text in _assignment_blocks(text)
+                   if found is None or released is None or found in released)
     kept = [line for line in text.splitlines(keepends=True)
             if not re.match(r"\s*grading_seed\s*=", line)]
     result = "".join(kept)
-    if "grading_seed" in tomllib.loads(result).get("course", {}):
+    data = tomllib.loads(result)
+    if "grading_seed" in data.get("course", {}):
         raise ReleaseError("course.toml: grading_seed could not be removed")
+    if released is not None and {a["id"] for a in data.get("assignment", [])} != set(released):
+        raise ReleaseError("course.toml: the assignments not released could not be removed")
     return result
 
 
@@ -743,7 +772,8 @@ def make_bundle(folder, assignments=None, root: Path = ROOT, force=False, log=pr
     except public_cases.PublicCasesError as error:
         raise ReleaseError(str(error)) from None
     (folder / "course.toml").write_text(
-        student_course_toml(course_path.read_text(encoding="utf-8")), encoding="utf-8")
+        student_course_toml(course_path.read_text(encoding="utf-8"), {a.id for a in chosen}),
+        encoding="utf-8")
     shutil.copyfile(root / "docs" / "STUDENTS.md", folder / "README.md")
     (folder / "pyproject.toml").write_text(_pyproject(root), encoding="utf-8")
     (folder / "Makefile").write_text(STUDENT_MAKEFILE, encoding="utf-8")
