@@ -185,3 +185,40 @@ def test_the_schema_refuses_what_prairielearn_does_not_document():
     for results in bad:
         with pytest.raises(jsonschema.ValidationError):
             validate(results)
+
+
+def test_the_course_file_knows_the_question_s_topic_and_tags(course, tmp_path):
+    """Issue 33: PrairieLearn requires a question's topic and tags to exist in infoCourse.json,
+    which nothing wrote or explained. A course without one gets a minimal one; a course's own
+    gets the topic and tags added, and nothing else of it changes."""
+    info = json.loads((course / "infoCourse.json").read_text())
+    assert {t["name"] for t in info["topics"]} == {"Differentiable programming"}
+    assert {t["name"] for t in info["tags"]} == {"dp-courseware", ASSIGNMENT}
+    assert {"uuid", "name", "title", "assessmentSets"} <= set(info)
+    own = tmp_path / "pl"
+    own.mkdir()
+    mine = {"uuid": "x", "name": "CS 101", "title": "Mine", "topics": [{"name": "Loops", "color": "red1"}],
+            "tags": [{"name": "dp-courseware", "color": "blue2", "description": "mine"}], "options": {"a": 1}}
+    (own / "infoCourse.json").write_text(json.dumps(mine))
+    said = []
+    prairielearn.build(ASSIGNMENT, own, IMAGE, log=said.append)
+    info = json.loads((own / "infoCourse.json").read_text())
+    assert {k: info[k] for k in ("uuid", "name", "title", "options")} == \
+        {k: mine[k] for k in ("uuid", "name", "title", "options")}
+    assert [t["name"] for t in info["topics"]] == ["Loops", "Differentiable programming"]
+    assert info["tags"][0] == mine["tags"][0] and [t["name"] for t in info["tags"]] == ["dp-courseware", ASSIGNMENT]
+    assert said == [f"{own / 'infoCourse.json'}: added to: topic 'Differentiable programming', tag '{ASSIGNMENT}'"]
+    prairielearn.build(ASSIGNMENT, own, IMAGE, log=said.append)          # again: nothing to add
+    assert said[-1].endswith("has the question's topic and tags already")
+
+
+def test_the_command_says_what_it_wrote_and_what_comes_next(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "autograder", "prairielearn", ASSIGNMENT,
+                          tmp_path / "pl", "--image", IMAGE], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    for line in (f"questions/{ASSIGNMENT}/info.json", f"questions/{ASSIGNMENT}/question.html",
+                 "serverFilesCourse/dp_autograder/run.sh", "serverFilesCourse/dp_autograder/Dockerfile",
+                 "serverFilesCourse/dp_autograder/autograder/  ("):
+        assert line in run.stdout, run.stdout
+    assert "infoCourse.json: written" in run.stdout and '"points": 10' in run.stdout

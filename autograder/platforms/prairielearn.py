@@ -36,7 +36,7 @@ import uuid
 from pathlib import Path
 
 from ..grading import report
-from ..course.config import load_course
+from ..course.config import CourseError, load_course
 from . import (container_main, grade_folder, grader_modes, submitted_notebooks, summary,
                task_output, write_grader)
 
@@ -89,9 +89,14 @@ QUESTION = """\
 """
 
 
+TOPIC = {"name": "Differentiable programming", "color": "blue1",
+         "description": "The dp courseware's notebooks"}
+TAG_COLOR = "gray1"
+
+
 def question_info(assignment, image: str) -> dict:
     return {"uuid": str(uuid.uuid5(UUID_NAMESPACE, assignment.id)),
-            "title": assignment.title, "topic": "Differentiable programming",
+            "title": assignment.title, "topic": TOPIC["name"],
             "tags": ["dp-courseware", assignment.id], "type": "v3",
             "gradingMethod": "External",
             "externalGradingOptions": {
@@ -100,9 +105,42 @@ def question_info(assignment, image: str) -> dict:
                 "timeout": int(min(MAX_TIMEOUT, assignment.limits.time_limit + 60))}}
 
 
-def build(assignment_id: str, directory, image: str, course_path=None) -> Path:
-    """Write the question and the grader into the PrairieLearn course folder DIR; returns
-    the question's folder."""
+def course_info(directory: Path, course, info: dict) -> str:
+    """Make DIR/infoCourse.json know the question's topic and tags, which PrairieLearn requires
+    of every question: added where the file lacks them (nothing else of it changes), or a
+    minimal course file where there is none. Returns what was done, in words."""
+    path = Path(directory) / "infoCourse.json"
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise CourseError(f"{path}: not JSON ({error}); the question needs its topic "
+                              f"{info['topic']!r} and tags {info['tags']} there") from None
+        done = "added to"
+    else:
+        data = {"uuid": str(uuid.uuid5(UUID_NAMESPACE, f"course:{course.name}")), "name": course.name,
+                "title": course.name, "options": {}, "assessmentSets": [
+                    {"abbreviation": "HW", "name": "Homework", "heading": "Homework", "color": "green1"}],
+                "topics": [], "tags": []}
+        done = "written (a minimal course file: edit its name and title)"
+    topics, tags = data.setdefault("topics", []), data.setdefault("tags", [])
+    added = []
+    if not any(t.get("name") == info["topic"] for t in topics):
+        topics.append(dict(TOPIC))
+        added.append(f"topic {info['topic']!r}")
+    for tag in info["tags"]:
+        if not any(t.get("name") == tag for t in tags):
+            tags.append({"name": tag, "color": TAG_COLOR, "description": f"dp courseware: {tag}"})
+            added.append(f"tag {tag!r}")
+    if not added and done == "added to":
+        return f"{path}: has the question's topic and tags already"
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return f"{path}: {done}: " + (", ".join(added) or "nothing")
+
+
+def build(assignment_id: str, directory, image: str, course_path=None, log=print) -> Path:
+    """Write the question and the grader into the PrairieLearn course folder DIR, and its topic
+    and tags into DIR/infoCourse.json (`course_info`); returns the question's folder."""
     course = load_course(course_path)
     assignment = course.assignment(assignment_id)
     directory = Path(directory)
@@ -119,6 +157,7 @@ def build(assignment_id: str, directory, image: str, course_path=None) -> Path:
     (question / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     (question / "question.html").write_text(QUESTION.format(title=assignment.title,
                                                              notebook=assignment.notebook))
+    log(course_info(directory, course, info))
     return question
 
 
@@ -210,10 +249,22 @@ def main(argv=None) -> int:
 
 def cli(args) -> int:
     """`python -m autograder prairielearn ASSIGNMENT DIR --image NAME`."""
-    question = build(args.assignment, args.directory, args.image, args.course)
-    print(f"wrote {question}/ and {Path(args.directory) / 'serverFilesCourse' / FOLDER}/\n"
-          f"build the image from its Dockerfile, push it as {args.image}, then sync the course "
-          f"(docs/INSTRUCTORS.md, section PrairieLearn)")
+    said = []
+    question = build(args.assignment, args.directory, args.image, args.course, log=said.append)
+    points = load_course(args.course).assignment(args.assignment).max_score
+    directory = Path(args.directory)
+    grader = directory / "serverFilesCourse" / FOLDER
+    print(f"wrote, in {directory}/:")
+    for path in sorted(question.iterdir()):
+        print(f"  {path.relative_to(directory)}")
+    for path in sorted(grader.iterdir()):
+        files = sum(1 for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
+        print(f"  {path.relative_to(directory)}" + (f"/  ({files} files)" if path.is_dir() else ""))
+    print(f"{said[0]}\nnext: build the image from {grader.relative_to(directory)}/Dockerfile, "
+          f"push it as {args.image}; add the question to an assessment, e.g. in "
+          f"courseInstances/<instance>/assessments/<name>/infoAssessment.json: "
+          f'{{"zones": [{{"questions": [{{"id": "{question.name}", "points": {points:g}}}]}}]}}; '
+          "then sync the course (docs/INSTRUCTORS.md, PrairieLearn)")
     return 0
 
 
