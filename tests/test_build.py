@@ -259,10 +259,33 @@ def test_ids_are_stable_and_bounded(tmp_path):
 
 def test_building_twice_gives_identical_bytes(built, course_copy):
     _, _, files = built
+    shutil.rmtree(course_copy / b.CACHE)           # nothing kept: nbgrader runs again
     log = []
     assert b.build(course_copy, log=log.append) == []
+    assert any(line.startswith("nbgrader generate_assignment: 2 notebook(s) in") for line in log), log
     assert files_under(course_copy / "exercises") == files
     assert not any(line.startswith(("created", "updated", "removed")) for line in log), log
+
+
+def test_a_build_runs_nbgrader_only_for_the_sources_that_changed(built, course_copy):
+    """Issue 33: the build rebuilt every notebook for a one-notebook change, saying nothing
+    while nbgrader ran."""
+    _, _, files = built
+    log = []
+    assert b.build(course_copy, log=log.append) == []
+    assert "2 notebook(s) unchanged since they were last built (build/exercises/)" in log, log
+    assert not any(line.startswith("nbgrader") for line in log), log
+    assert files_under(course_copy / "exercises") == files
+    alpha = course_copy / "solutions" / "01_alpha" / "alpha.py"
+    alpha.write_text(alpha.read_text().replace("Return the sum.", "Return a + b."))
+    log = []
+    assert b.build(course_copy, log=log.append) == []
+    assert "1 notebook(s) unchanged since they were last built (build/exercises/)" in log, log
+    assert "nbgrader generate_assignment: 1 notebook(s) (01_alpha) ..." in log, log
+    now = files_under(course_copy / "exercises")
+    assert now["02_beta/beta.ipynb"] == files["02_beta/beta.ipynb"]
+    assert "Return a + b." in now["01_alpha/alpha.ipynb"].decode()
+    assert len(list((course_copy / b.CACHE).glob("01_alpha-*.ipynb"))) == 1     # the old one gone
 
 
 def test_check_passes_right_after_build(built):

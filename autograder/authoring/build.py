@@ -421,37 +421,85 @@ def _generate(root: Path, log):
         else:
             sources.append((a, notebook))
     outputs = {}
-    if not sources:
-        return outputs, kept, problems
+    cached = {a.id: _cached(root, a, notebook) for a, notebook in sources}
+    todo = [(a, notebook) for a, notebook in sources if cached[a.id] is None]
+    if len(todo) < len(sources):
+        log(f"{len(sources) - len(todo)} notebook(s) unchanged since they were last built "
+            f"({CACHE}/)")
     with tempfile.TemporaryDirectory(prefix="autograder-build-") as tmp:
         course_dir = Path(tmp)
-        for a, notebook in sources:
+        for a, notebook in todo:
             folder = course_dir / "source" / a.id
             folder.mkdir(parents=True)
             # only the notebook: nbgrader copies every file it finds in a source folder
             nbformat.write(notebook, folder / f"{a.notebook}.ipynb")
-        start = time.perf_counter()
-        _run_nbgrader(course_dir, [a.id for a, _ in sources])
-        log(f"nbgrader generate_assignment: {len(sources)} notebook(s) in "
-            f"{time.perf_counter() - start:.1f} s")
-        for a, _ in sources:
+        if todo:
+            log(f"nbgrader generate_assignment: {len(todo)} notebook(s) "
+                f"({', '.join(a.id for a, _ in todo)}) ...")
+            start = time.perf_counter()
+            _run_nbgrader(course_dir, [a.id for a, _ in todo])
+            log(f"nbgrader generate_assignment: {len(todo)} notebook(s) in "
+                f"{time.perf_counter() - start:.1f} s")
+        for a, notebook in sources:
             release = course_dir / "release" / a.id
             rel = exercise[a.id]
-            files = sorted(p.relative_to(release).as_posix() for p in release.rglob("*")
-                           if p.is_file()) if release.is_dir() else []
+            if cached[a.id] is not None:
+                files, data = [f"{a.notebook}.ipynb"], cached[a.id]
+            else:
+                files = sorted(p.relative_to(release).as_posix() for p in release.rglob("*")
+                               if p.is_file()) if release.is_dir() else []
             found = []
             if files != [f"{a.notebook}.ipynb"]:
                 found.append(f"{rel}: nbgrader released {files} for assignment {a.id!r}; "
                              f"expected only {a.notebook}.ipynb")
             if f"{a.notebook}.ipynb" in files:
-                data = _normalised(release / f"{a.notebook}.ipynb")
+                if cached[a.id] is None:
+                    data = _normalised(release / f"{a.notebook}.ipynb")
                 found += _exercise_problems(a, rel, data)
             if found:
                 problems += found
                 kept.add(rel)
             else:
                 outputs[rel] = data
+                if cached[a.id] is None:
+                    _keep(root, a, notebook, data)
     return outputs, kept, problems
+
+
+CACHE = "build/exercises"   # nbgrader's output per source, under the course root (git ignores build/)
+
+
+def _cache_key(assignment, notebook) -> str:
+    """What nbgrader's output depends on: the source notebook, this module (the nbgrader
+    configuration, the stub, the normalisation) and nbgrader's and nbformat's versions."""
+    import nbgrader
+    digest = hashlib.sha256(nbformat.writes(notebook).encode())
+    digest.update(Path(__file__).read_bytes())
+    digest.update(f"{nbgrader.__version__} {nbformat.__version__}".encode())
+    return digest.hexdigest()[:24]
+
+
+def _cached(root: Path, assignment, notebook) -> bytes | None:
+    path = root / CACHE / f"{assignment.id}-{_cache_key(assignment, notebook)}.ipynb"
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _keep(root: Path, assignment, notebook, data: bytes) -> None:
+    """Keep what nbgrader made of this source, so that a build where it did not change does not
+    run nbgrader for it again (the old versions of its notebook go)."""
+    folder = root / CACHE
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob(f"{assignment.id}-*.ipynb"):
+            old.unlink()
+        partial = folder / f".{assignment.id}.{os.getpid()}.tmp"
+        partial.write_bytes(data)
+        partial.replace(folder / f"{assignment.id}-{_cache_key(assignment, notebook)}.ipynb")
+    except OSError:
+        pass        # a read-only checkout builds every time, as before
 
 
 def _committed(root: Path) -> dict:
