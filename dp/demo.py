@@ -49,7 +49,8 @@ def main(argv=None):
     accuracy = float(np.mean(predicted == data.y_test))
     print(f"data:      {data.source}")
     print(f"training:  {args.steps} Adam steps of {args.batch_size} in {seconds:.1f} s, "
-          f"final batch loss {loss:.4f}")
+          f"final batch loss {loss:.4f} (the model's loss: a sum over the batch's "
+          f"{args.batch_size} digits, {loss / args.batch_size:.4f} per digit)")
     print(f"accuracy:  {accuracy:.4f} on {len(data.y_test)} test digits")
     return accuracy
 

@@ -209,3 +209,31 @@ def test_a_wrong_value_outranks_the_errors_it_causes_further_on():
     first, _, other = result["message"].partition("\n(another check: ")
     assert "expected" in first and "received" in first, result["message"]
     assert other.startswith("your code raised ValueError") and "shape" in other, result["message"]
+
+
+def test_the_benchmark_prints_targets_only_for_one_thread(capsys):
+    """Issue 33: `make bench` printed MISSED for the 2-thread run, whose targets are for one."""
+    import re
+    import sys
+    import numpy
+    from tests.grading import ROOT
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import mnist_mlp
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    per_step = {"dp": [0.010], "numpy": [0.009], "torch": [0.008], "floor": [0.005]}
+    mnist_mlp.print_table(numpy.float64, per_step, threads=2)
+    two = capsys.readouterr().out
+    assert "MISSED" not in two and "ok" not in two and "no target on 2 threads" in two
+    assert re.search(r"dp/torch\s+1\.250\s+1\.125", two) and re.search(r"dp/floor\s+2\.000\s+1\.800", two)
+    mnist_mlp.print_table(numpy.float64, per_step, threads=1)
+    assert re.search(r"dp/torch\s+1\.250\s+<= 0\.85\s+MISSED", capsys.readouterr().out)
+
+
+def test_make_train_says_its_loss_is_a_sum(capsys):
+    """Issue 33: `make train` printed a loss without saying whether it is a sum or a mean."""
+    from dp import demo
+    demo.main(["--steps", "2", "--batch-size", "16"])
+    out = capsys.readouterr().out
+    assert "(the model's loss: a sum over the batch's 16 digits," in out and "per digit)" in out
