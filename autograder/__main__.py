@@ -1,5 +1,5 @@
 """python -m autograder {build, grade, check, nbgrader-course, release, report, similarity,
-gradescope, prairielearn}: see --help of each."""
+gradescope, prairielearn, classroom}: see --help of each."""
 from __future__ import annotations
 
 import argparse
@@ -104,6 +104,11 @@ def _nbgrader_course(args):
 def _release(args):
     from .authoring.release import main as release_main
     return release_main(args)
+
+
+def _classroom(args):
+    from .platforms.classroom import cli
+    return cli(args)
 
 
 def _report(args):
@@ -216,6 +221,17 @@ def main(argv=None) -> int:
                          help="say what would be released and what it would reveal; write nothing")
     release.add_argument("--force", action="store_true", help="replace the folder if it exists")
     release.set_defaults(run=_release)
+
+    classroom = commands.add_parser(
+        "classroom", help="a GitHub Classroom template repository for one assignment: its "
+                          "bundle and a self-check workflow (formative, never the grade)")
+    classroom.add_argument("assignment", help="the assignment id, e.g. 01_scalar_autodiff")
+    classroom.add_argument("directory", type=Path, help="the template folder to write (new or empty)")
+    classroom.add_argument("--date", help="when 'now' is, for what may be handed out (as release --date)")
+    classroom.add_argument("--all", action="store_true",
+                           help="write it even where its provided code reveals an answer not yet due")
+    classroom.add_argument("--force", action="store_true", help="replace the folder's contents")
+    classroom.set_defaults(run=_classroom)
 
     class_report = commands.add_parser(
         "report", help="the class at a glance: one HTML page and a CSV from grade's results")

@@ -88,3 +88,48 @@ def check(task_id: str, namespace=None) -> None:
 
 def _name(check: dict) -> str:
     return check["name"].removeprefix("test_").replace("_", " ")
+
+
+def run_notebook(path) -> dict:
+    """The namespace of the notebook at `path` after its code cells ran in order, in its own
+    folder, as Jupyter runs them, its check cells left out (course.notebook.code_cells); a cell
+    that raises is said on stderr and the next one runs, as in a student's kernel."""
+    import traceback as tb
+    from pathlib import Path
+    import matplotlib
+    matplotlib.use("Agg")
+    from ..course.notebook import code_cells, read_notebook
+    path = Path(path).resolve()
+    namespace, cwd = {"__name__": "__main__"}, os.getcwd()
+    os.chdir(path.parent)
+    try:
+        for number, code in code_cells(read_notebook(path)):
+            try:
+                exec(compile(code, f"<cell {number}>", "exec"), namespace)
+            except Exception:  # noqa: BLE001 - the student's cell: said, and the next one runs
+                print(f"cell {number} raised:\n{tb.format_exc(limit=-3)}", file=sys.stderr)
+    finally:
+        os.chdir(cwd)
+    return namespace
+
+
+def main(argv=None) -> int:
+    """`python -m autograder.grading.selfcheck NOTEBOOK TASK`: the notebook's cells, then
+    `check(TASK)` with the public seed, as in JupyterLab; exit status 0 when it passed, 1 when
+    it did not (what a GitHub Classroom workflow runs on each push: formative, never the grade)."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m autograder.grading.selfcheck",
+                                     description=main.__doc__)
+    parser.add_argument("notebook")
+    parser.add_argument("task")
+    args = parser.parse_args(argv)
+    namespace = run_notebook(args.notebook)
+    try:
+        check(args.task, namespace)
+    except CheckFailed:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
