@@ -19,8 +19,10 @@ from autograder.course.config import CourseError, load_course
 from tests.ecosystem import answered, once_per_run
 from tests.grading import COURSE, ROOT, solution_source
 
+# (course/notebook.py is shipped: the self-check's command, `python -m autograder.grading.selfcheck
+# NOTEBOOK TASK`, which GitHub Classroom's workflow runs, reads the notebook's cells with it.)
 GRADING_ONLY = ("__main__.py", "grade.py", "report.py", "runner.py", "guard.py", "build.py",
-                "demo.py", "notebook.py", "nbgrader_course.py", "release.py", "gradebook.py")
+                "demo.py", "nbgrader_course.py", "release.py", "gradebook.py")
 
 
 LONDON = zoneinfo.ZoneInfo("Europe/London")
@@ -160,6 +162,7 @@ def test_the_course_file_keeps_everything_but_the_grading_seed(bundle):
 def test_only_what_the_self_check_imports_is_shipped_of_the_engine():
     shipped = release.needed_modules(ROOT)
     assert "autograder/grading/selfcheck.py" in shipped and "autograder/grading/judge.py" in shipped
+    assert "autograder/course/notebook.py" in shipped
     assert not [m for m in shipped if m.split("/")[-1] in GRADING_ONLY]
 
 
