@@ -200,8 +200,10 @@ def test_the_self_check_runs_from_the_bundle_alone(bundle, tmp_path):
     nbformat.write(answered(a.id), str(tmp_path / "solution.ipynb"))
     script = tmp_path / "self_check.py"
     script.write_text(SELF_CHECK)
-    # -I: neither the current folder nor PYTHONPATH; the bundle is the only source of autograder and dp
-    run = subprocess.run([sys.executable, "-I", script, bundle, tmp_path / "solution.ipynb",
+    # -I: neither the current folder nor PYTHONPATH; the bundle is the only source of autograder and dp.
+    # -B: no __pycache__ written into the bundle, which the other tests of this run read (under
+    # pytest-xdist, this test may run before those that check that the bundle holds none)
+    run = subprocess.run([sys.executable, "-I", "-B", script, bundle, tmp_path / "solution.ipynb",
                           bundle / "exercises" / a.id / f"{a.notebook}.ipynb"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
