@@ -1,0 +1,625 @@
+"""A planted class for the similarity check (issue 33, item 5): the yardstick that
+tests/test_similarity.py and benchmarks/similarity.py rank.
+
+For 01_scalar_autodiff and for 06_optimizers, twelve honest students and nine copiers:
+
+- A *style* is one way of writing every `### BEGIN SOLUTION` block of the solution; the blocks
+  fall into three *parts* (01: the arithmetic, the functions, the backward pass with the
+  numerical gradient; 06: momentum and RMSProp, Adam, the loss plot). There are five styles
+  (the reference solution and four others), written independently: other structure, helpers,
+  loops or comprehensions, dict idioms, recursion-free traversals of other kinds.
+- An honest student takes each part from one style (see Planted.honest): two honest students share at most one part, as two honest solutions
+  share the lines that the exercise dictates, and never two.
+- A copier takes a classmate's bodies and disguises them: identifiers renamed, statements or
+  functions and cells reordered, a helper inlined or one extracted, loops turned into
+  comprehensions, dead code added, all of these at once; and a chain of three (a copy of a copy).
+  Every pair of students joined by copying, directly or along the chain, is a planted pair.
+
+Made from the solutions' sources, as autograder/authoring/demo_students.py makes its class; no
+notebook is run (the comparison reads code cells only), so the bodies need not be exercised.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from autograder.authoring.demo_students import BLOCK
+from autograder.course.config import load_course
+
+COURSE = load_course()
+SIZES = 5        # styles per part
+HONEST_COUNT = 12
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A copier: `original`'s bodies, with `bodies` ({block: text}) written over them, local
+    names renamed by `renames` ({old: new}), `dead` ({block: text}) appended to those bodies,
+    and, with `reorder`, the Part-2-like cell's functions reversed and `move` ((cell marker,
+    before marker)) applied to the notebook's cells."""
+    original: str
+    bodies: dict = field(default_factory=dict)
+    renames: dict = field(default_factory=dict)
+    dead: dict = field(default_factory=dict)
+    reorder: bool = False
+    move: tuple = ()
+
+
+@dataclass(frozen=True)
+class Planted:
+    assignment_id: str
+    styles: tuple            # five styles: None (the solution's own bodies) or [body per block]
+    parts: tuple             # the blocks of each part
+    names: tuple             # the honest students' names, HONEST_COUNT of them
+    copies: dict             # {copier: Copy}
+    split: str = ""          # the cell whose functions `reorder` reverses: a marker in it
+
+    @property
+    def assignment(self):
+        return COURSE.assignment(self.assignment_id)
+
+    def honest(self) -> dict:
+        """{student: (style of each part)}: student (a, d) has the styles (a, b, a + 2b mod 5)
+        with b = a + d: any two students share at most one part's style (two of the three
+        determine the third), and d = 1, 2 (then 3) gives every style to every part twice."""
+        combos = [(a, (a + d) % SIZES, (a + 2 * (a + d)) % SIZES)
+                  for d in (1, 2, 3) for a in range(SIZES)]
+        return dict(zip(self.names, combos[:HONEST_COUNT]))
+
+    def planted_pairs(self) -> set:
+        """Every pair of students joined by copying, directly or through a chain."""
+        group = {}
+        for copier, copy in self.copies.items():
+            root = copy.original
+            while root in self.copies:
+                root = self.copies[root].original
+            group.setdefault(root, {root}).add(copier)
+        return {frozenset(p) for members in group.values()
+                for p in itertools.combinations(sorted(members), 2)}
+
+
+def _solution_bodies(source: str) -> list:
+    return [textwrap.dedent("\n".join(m[0].splitlines()[1:-1])) for m in BLOCK.finditer(source)]
+
+
+def _renamed(code: str, renames: dict) -> str:
+    for old, new in renames.items():
+        code = re.sub(rf"(?<![.\w'\"]){old}\b(?!['\"])", new, code)
+    return code
+
+
+def bodies_of(planted: Planted, student: str) -> list:
+    """The student's body of every solution block."""
+    source = planted.assignment.solution_path().read_text(encoding="utf-8")
+    own = _solution_bodies(source)
+    if student in planted.copies:
+        copy = planted.copies[student]
+        bodies = list(bodies_of(planted, copy.original))
+        for index, text in copy.bodies.items():
+            bodies[index] = textwrap.dedent(text).strip("\n")
+        for index, text in copy.dead.items():
+            bodies[index] += "\n" + textwrap.dedent(text).strip("\n")
+        return [_renamed(body, copy.renames) for body in bodies]
+    styles = planted.honest()[student]
+    bodies = []
+    for index, body in enumerate(own):
+        style = planted.styles[styles[next(i for i, p in enumerate(planted.parts) if index in p)]]
+        bodies.append(body if style is None else textwrap.dedent(style[index]).strip("\n"))
+    return bodies
+
+
+def _reordered(planted: Planted, nb, copy: Copy):
+    for cell in nb.cells:
+        if copy.reorder and planted.split and planted.split in cell.source:
+            functions = cell.source.split("\n\n\n")
+            last = functions.pop()
+            cell.source = "\n\n\n".join(functions[::-1] + [last])
+    for marker, before in copy.move:
+        cells = nb.cells
+        moved = cells.pop(next(i for i, c in enumerate(cells) if marker in c.source))
+        cells.insert(next(i for i, c in enumerate(cells) if before in c.source), moved)
+    return nb
+
+
+def notebook(planted: Planted, student: str):
+    """The student's notebook: the solution with their bodies in its blocks."""
+    bodies = iter(bodies_of(planted, student))
+    source = BLOCK.sub(lambda m: textwrap.indent(next(bodies), m[1]) + "\n",
+                       planted.assignment.solution_path().read_text(encoding="utf-8"))
+    nb = jupytext.reads(source, fmt="py:percent")
+    copy, chain = None, student
+    while chain in planted.copies:          # a copy keeps the moves of what it copied
+        copy = planted.copies[chain]
+        nb = _reordered(planted, nb, copy)
+        chain = copy.original
+    return nb
+
+
+def make_class(planted: Planted, submitted: Path) -> dict:
+    """Write every student of `planted` as submitted/<student>/<assignment>/<notebook>.ipynb,
+    and return {student: notebook}."""
+    a = planted.assignment
+    notebooks = {s: notebook(planted, s) for s in [*planted.honest(), *planted.copies]}
+    for student, nb in notebooks.items():
+        path = submitted / student / a.id / f"{a.notebook}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, str(path))
+    return notebooks
+
+
+# -- 01_scalar_autodiff: + - * / neg rsub rtruediv, exp log tanh sigmoid, backward, numerical --
+_KAHN_BACKWARD = """\
+children = {}
+seen = {id(self): self}
+todo = [self]
+while todo:
+    node = todo.pop()
+    for parent, _ in node.parents:
+        children[id(parent)] = children.get(id(parent), 0) + 1
+        if id(parent) not in seen:
+            seen[id(parent)] = parent
+            todo.append(parent)
+for node in seen.values():
+    node.grad = 0.0
+self.grad = 1.0
+ready = [self]
+while ready:
+    node = ready.pop()
+    for parent, local in node.parents:
+        parent.grad += local * node.grad
+        children[id(parent)] -= 1
+        if children[id(parent)] == 0:
+            ready.append(parent)"""
+
+_HELPER_BACKWARD = """\
+def topo_order(root):
+    result, marked = [], set()
+    work = [(root, 0)]
+    while work:
+        current, i = work.pop()
+        if i == 0:
+            if id(current) in marked:
+                continue
+            marked.add(id(current))
+        if i < len(current.parents):
+            work.append((current, i + 1))
+            work.append((current.parents[i][0], 0))
+        else:
+            result.append(current)
+    return result
+
+ordering = topo_order(self)
+for n in ordering:
+    n.grad = 0.0
+self.grad = 1.0
+for n in ordering[::-1]:
+    for p, d in n.parents:
+        p.grad += d * n.grad"""
+
+SCALAR = Planted(
+    "01_scalar_autodiff",
+    styles=(
+        None,
+        [   # kahn: a consumer count, nodes released when all their consumers are done
+            "out = Scalar(self.value + other.value, [(self, 1), (other, 1)])\nreturn out",
+            "return self + (-other)",
+            "out_value = self.value * other.value\n"
+            "return Scalar(out_value, [(self, other.value), (other, self.value)])",
+            "inv = 1.0 / other.value\n"
+            "return Scalar(self.value * inv, [(self, inv), (other, -self.value * inv * inv)])",
+            "return self * -1.0",
+            "return Scalar(other) - self",
+            "return Scalar(other) / self",
+            "e = math.exp(self.value)\nreturn Scalar(e, [(self, e)])",
+            "x = self.value\nreturn Scalar(math.log(x), [(self, 1.0 / x)])",
+            "t = (math.exp(2 * self.value) - 1) / (math.exp(2 * self.value) + 1)\n"
+            "return Scalar(t, [(self, 1.0 - t * t)])",
+            "if self.value >= 0:\n    s = 1.0 / (1.0 + math.exp(-self.value))\nelse:\n"
+            "    z = math.exp(self.value)\n    s = z / (1.0 + z)\n"
+            "return Scalar(s, [(self, s * (1.0 - s))])",
+            _KAHN_BACKWARD,
+            "h = eps\nforward = f(x + h)\nbackward = f(x - h)\nreturn (forward - backward) / (2.0 * h)",
+        ],
+        [   # explicit: named values and parents, an iterator-stack depth-first search
+            "value = self.value + other.value\nparents = ((self, 1.0), (other, 1.0))\n"
+            "return Scalar(value, parents)",
+            "value = self.value - other.value\nparents = ((self, 1.0), (other, -1.0))\n"
+            "return Scalar(value, parents)",
+            "value = self.value * other.value\n"
+            "parents = ((self, other.value), (other, self.value))\nreturn Scalar(value, parents)",
+            "value = self.value / other.value\n"
+            "parents = ((self, 1.0 / other.value), (other, -value / other.value))\n"
+            "return Scalar(value, parents)",
+            "return Scalar(0.0) - self",
+            "return -self + other",
+            "return as_scalar(other).__truediv__(self)",
+            "result = Scalar(math.exp(self.value))\nresult.parents = ((self, result.value),)\n"
+            "return result",
+            "if self.value <= 0:\n    raise ValueError('log of a number <= 0')\n"
+            "return Scalar(math.log(self.value), ((self, self.value ** -1),))",
+            "y = Scalar(math.tanh(self.value))\ny.parents = ((self, 1 - y.value * y.value),)\n"
+            "return y",
+            "y = Scalar(0.5 * (1 + math.tanh(self.value / 2)))\n"
+            "y.parents = ((self, y.value - y.value ** 2),)\nreturn y",
+            """\
+            topo, done = [], {id(self)}
+            stack = [(self, iter(self.parents))]
+            while stack:
+                node, parents = stack[-1]
+                for parent, _ in parents:
+                    if id(parent) not in done:
+                        done.add(id(parent))
+                        stack.append((parent, iter(parent.parents)))
+                        break
+                else:
+                    stack.pop()
+                    topo.append(node)
+            for node in topo:
+                node.grad = 0
+            self.grad = 1
+            for node in topo[::-1]:
+                for parent, d in node.parents:
+                    parent.grad = parent.grad + d * node.grad""",
+            "return (f(x + eps) - f(x - eps)) / eps / 2",
+        ],
+        [   # unpacked: a, b = the two values; a nested helper for the order
+            "a, b = self.value, other.value\nreturn Scalar(a + b, [(self, 1.0), (other, 1.0)])",
+            "a, b = self.value, other.value\nreturn Scalar(a - b, [(self, 1.0), (other, -1.0)])",
+            "a, b = self.value, other.value\nreturn Scalar(a * b, [(self, b), (other, a)])",
+            "a, b = self.value, other.value\n"
+            "return Scalar(a / b, [(self, 1.0 / b), (other, -a / (b * b))])",
+            "return Scalar(-1.0 * self.value, [(self, -1.0)])",
+            "return Scalar(other - self.value, [(self, -1.0)])",
+            "return Scalar(other / self.value, [(self, -other / self.value ** 2)])",
+            "ev = math.e ** self.value\nreturn Scalar(ev, [(self, ev)])",
+            "assert self.value > 0, 'log needs x > 0'\n"
+            "return Scalar(math.log(self.value), [(self, 1.0 / self.value)])",
+            "a = math.exp(self.value)\nb = math.exp(-self.value)\nth = (a - b) / (a + b)\n"
+            "return Scalar(th, [(self, 1.0 - th ** 2)])",
+            "if self.value < 0:\n    sig = math.exp(self.value) / (1.0 + math.exp(self.value))\n"
+            "else:\n    sig = 1.0 / (1.0 + math.exp(-self.value))\n"
+            "return Scalar(sig, [(self, sig - sig * sig)])",
+            _HELPER_BACKWARD,
+            "lo, hi = f(x - eps), f(x + eps)\nreturn (hi - lo) / (eps + eps)",
+        ],
+        [   # zipped: local gradients zipped with the inputs; grads gathered in a dict
+            "grads = (1.0, 1.0)\n"
+            "return Scalar(self.value + other.value, tuple(zip((self, other), grads)))",
+            "grads = (1.0, -1.0)\n"
+            "return Scalar(self.value - other.value, tuple(zip((self, other), grads)))",
+            "grads = (other.value, self.value)\n"
+            "return Scalar(self.value * other.value, tuple(zip((self, other), grads)))",
+            "q = self.value / other.value\ngrads = (1.0 / other.value, -q / other.value)\n"
+            "return Scalar(q, tuple(zip((self, other), grads)))",
+            "return self * Scalar(-1.0)",
+            "return (-self) + other",
+            "return Scalar(float(other)) / self",
+            "return Scalar(math.exp(self.value), [(self, math.exp(self.value))])",
+            "x = self.value\nif x <= 0:\n    raise ValueError(f'log({x})')\n"
+            "return Scalar(math.log(x), [(self, 1 / x)])",
+            "t = math.tanh(self.value)\nd = (1 - t) * (1 + t)\nreturn Scalar(t, [(self, d)])",
+            "x = self.value\ns = 1 / (1 + math.exp(-x)) if x >= 0 else 1 - 1 / (1 + math.exp(x))\n"
+            "return Scalar(s, [(self, s * (1 - s))])",
+            """\
+            post, mark = [], {}
+            stack = [self]
+            while stack:
+                node = stack[-1]
+                if id(node) not in mark:
+                    mark[id(node)] = 'open'
+                    for parent, _ in node.parents:
+                        if id(parent) not in mark:
+                            stack.append(parent)
+                else:
+                    stack.pop()
+                    if mark[id(node)] == 'open':
+                        mark[id(node)] = 'closed'
+                        post.append(node)
+            grads = {id(n): 0.0 for n in post}
+            grads[id(self)] = 1.0
+            for node in reversed(post):
+                node.grad = grads[id(node)]
+                for parent, local in node.parents:
+                    grads[id(parent)] += local * node.grad""",
+            "def at(t):\n    return f(x + t)\nreturn (at(eps) - at(-eps)) / (2 * eps)",
+        ],
+    ),
+    parts=(range(0, 7), range(7, 11), range(11, 13)),
+    names=("ada", "bo", "cai", "dev", "eli", "fay", "gus", "hal", "ines", "jo", "kai", "liv"),
+    split="def exp(self",
+    copies={},
+)
+SCALAR.copies.update({
+    # identifiers renamed
+    "mo": Copy("kai", renames={
+        "children": "consumers", "seen": "known", "todo": "frontier", "ready": "done_nodes",
+        "node": "v", "parent": "u", "local": "dv", "inv": "r", "out": "res", "e": "ex",
+        "out_value": "prod", "forward": "fp", "backward": "fm", "h": "delta", "x": "arg",
+        "grads": "locals_", "q": "ratio", "post": "finished", "mark": "status", "t": "tt",
+        "s": "sg", "z": "ez", "d": "deriv", "a": "lhs", "b": "rhs", "ev": "val", "th": "tv",
+        "sig": "sgm", "lo": "below", "hi": "above", "value": "val", "parents": "ins",
+        "y": "res", "result": "res", "topo": "order_", "done": "visited_"}),
+    # statements and functions reordered, cells moved
+    "ned": Copy("ada", reorder=True,
+                move=(("def numerical_gradient", "def backward"),),
+                bodies={11: """\
+                    stack = [(self, iter(self.parents))]
+                    topo, done = [], {id(self)}
+                    while stack:
+                        node, parents = stack[-1]
+                        for parent, _ in parents:
+                            if id(parent) not in done:
+                                stack.append((parent, iter(parent.parents)))
+                                done.add(id(parent))
+                                break
+                        else:
+                            topo.append(node)
+                            stack.pop()
+                    self.grad = 1
+                    for node in topo:
+                        if node is not self:
+                            node.grad = 0
+                    for node in topo[::-1]:
+                        for parent, d in node.parents:
+                            parent.grad = parent.grad + d * node.grad"""}),
+    # the helper inlined
+    "ola": Copy("cai", bodies={11: """\
+        ordering, marked = [], set()
+        work = [(self, 0)]
+        while work:
+            current, i = work.pop()
+            if i == 0:
+                if id(current) in marked:
+                    continue
+                marked.add(id(current))
+            if i < len(current.parents):
+                work.append((current, i + 1))
+                work.append((current.parents[i][0], 0))
+            else:
+                ordering.append(current)
+        for n in ordering:
+            n.grad = 0.0
+        self.grad = 1.0
+        for n in ordering[::-1]:
+            for p, d in n.parents:
+                p.grad += d * n.grad""", 12: "return (f(x + eps) - f(x - eps)) / (eps + eps)"}),
+    # a helper extracted
+    "pia": Copy("bo", bodies={11: """\
+        def depth_first(root):
+            order, visited, stack = [], set(), [(root, False)]
+            while stack:
+                node, parents_done = stack.pop()
+                if parents_done:
+                    order.append(node)
+                elif id(node) not in visited:
+                    visited.add(id(node))
+                    stack.append((node, True))
+                    stack.extend((parent, False) for parent, _ in node.parents)
+            return order
+
+        order = depth_first(self)
+        for node in order:
+            node.grad = 0.0
+        self.grad = 1.0
+        for node in reversed(order):
+            for parent, local in node.parents:
+                parent.grad += local * node.grad"""}),
+    # loops turned into comprehensions
+    "quy": Copy("eli", bodies={11: """\
+        post, mark = [], {}
+        stack = [self]
+        while stack:
+            node = stack[-1]
+            if id(node) not in mark:
+                mark[id(node)] = 'open'
+                stack.extend([parent for parent, _ in node.parents if id(parent) not in mark])
+            else:
+                stack.pop()
+                if mark[id(node)] == 'open':
+                    mark[id(node)] = 'closed'
+                    post.append(node)
+        grads = dict((id(n), 0.0) for n in post)
+        grads[id(self)] = 1.0
+        for node in reversed(post):
+            node.grad = grads[id(node)]
+            _ = [grads.__setitem__(id(parent), grads[id(parent)] + local * node.grad)
+                 for parent, local in node.parents]"""}),
+    # dead code added
+    "rex": Copy("fay", dead={
+        0: "if False:\n    print('debug add', self.value)",
+        7: "_check = math.exp(0.0)",
+        11: "visited_count = len(seen)\nunused = [n for n in seen.values() if n.grad == 0.0]",
+        12: "pass"}),
+    # everything at once: renamed, reordered, dead code
+    "sol": Copy("gus",
+                reorder=True, move=(("def numerical_gradient", "def backward"),),
+                renames={"topo": "finished", "done": "marked", "stack": "pending",
+                         "node": "cur", "parent": "par", "d": "g", "value": "val",
+                         "parents": "links", "y": "out", "result": "out", "a": "p", "b": "q"},
+                dead={11: "# the gradients are now all set\n_total = sum(1 for _ in finished)",
+                      3: "assert val == val"}),
+    # a chain of three: tam copies hal, uma copies tam
+    "tam": Copy("hal", renames={"node": "item", "parent": "src", "stack": "st", "order": "seq",
+                                "visited": "been", "local": "w", "value": "v"}),
+    "uma": Copy("tam", reorder=True, dead={12: "_ = x", 7: "_ = 0"}),
+})
+
+# -- 06_optimizers: momentum, rmsprop, adam, the loss plot ---------------------------------
+_EMA = "def ema(old, new, decay):\n    return decay * old + (1 - decay) * new\n"
+OPTIMIZERS = Planted(
+    "06_optimizers",
+    styles=(
+        None,
+        [   # zeros first, the state's arrays updated in place of the dict
+            "if 'v' not in state:\n    state['v'] = np.zeros_like(theta)\n"
+            "state['v'] = beta * state['v'] + (1 - beta) * g\nreturn theta - lr * state['v']",
+            "if 's' not in state:\n    state['s'] = np.zeros_like(theta)\n"
+            "state['s'] = beta * state['s'] + (1 - beta) * g * g\n"
+            "return theta - lr * g / (np.sqrt(state['s']) + eps)",
+            "if not state:\n    state['m'] = np.zeros_like(theta)\n"
+            "    state['v'] = np.zeros_like(theta)\n    state['t'] = 0\nstate['t'] += 1\n"
+            "state['m'] = beta1 * state['m'] + (1 - beta1) * g\n"
+            "state['v'] = beta2 * state['v'] + (1 - beta2) * g * g\n"
+            "mhat = state['m'] / (1 - beta1 ** state['t'])\n"
+            "vhat = state['v'] / (1 - beta2 ** state['t'])\n"
+            "return theta - lr * mhat / (np.sqrt(vhat) + eps)",
+            "for label in paths:\n    losses = rosenbrock(paths[label])\n"
+            "    ax.semilogy(range(len(losses)), losses, label=label)\n"
+            "ax.set_xlabel('step')\nax.set_ylabel('loss')\nax.legend()",
+        ],
+        [   # setdefault, np.square
+            "velocity = state.setdefault('v', np.zeros_like(g))\n"
+            "velocity = beta * velocity + (1.0 - beta) * g\nstate['v'] = velocity\n"
+            "return theta - lr * velocity",
+            "sq = state.setdefault('s', np.zeros_like(g))\n"
+            "sq = beta * sq + (1.0 - beta) * np.square(g)\nstate['s'] = sq\n"
+            "step = lr * g / (np.sqrt(sq) + eps)\nreturn theta - step",
+            "state.setdefault('t', 0)\nstate['t'] = state['t'] + 1\nstep = state['t']\n"
+            "m = beta1 * state.setdefault('m', np.zeros_like(g)) + (1.0 - beta1) * g\n"
+            "v = beta2 * state.setdefault('v', np.zeros_like(g)) + (1.0 - beta2) * np.square(g)\n"
+            "state['m'], state['v'] = m, v\ncorrected_m = m / (1.0 - beta1 ** step)\n"
+            "corrected_v = v / (1.0 - beta2 ** step)\n"
+            "return theta - lr * corrected_m / (np.sqrt(corrected_v) + eps)",
+            "steps = np.arange(STEPS + 1)\nfor optimizer in ['sgd', 'momentum', 'rmsprop', 'adam']:\n"
+            "    ax.plot(steps, rosenbrock(paths[optimizer]), label=optimizer)\n"
+            "ax.set(yscale='log', xlabel='t', ylabel='f(theta_t)', title='losses')\n"
+            "ax.legend(loc='upper right')",
+        ],
+        [   # previous and current, a copy stepped in place, powers of 0.5
+            "previous = state.get('v', np.zeros(theta.shape))\n"
+            "current = previous * beta + g * (1 - beta)\nstate['v'] = current\n"
+            "new_theta = theta.copy()\nnew_theta -= lr * current\nreturn new_theta",
+            "previous = state.get('s', np.zeros(theta.shape))\n"
+            "current = previous * beta + (g ** 2) * (1 - beta)\nstate['s'] = current\n"
+            "denominator = current ** 0.5 + eps\nreturn theta - (lr / denominator) * g",
+            "t = state.get('t', 0) + 1\nm = state.get('m', 0) * beta1 + g * (1 - beta1)\n"
+            "v = state.get('v', 0) * beta2 + g ** 2 * (1 - beta2)\nstate.update(t=t, m=m, v=v)\n"
+            "bias1 = 1 - beta1 ** t\nbias2 = 1 - beta2 ** t\n"
+            "return theta - lr * (m / bias1) / ((v / bias2) ** 0.5 + eps)",
+            "names = list(paths)\ncurves = [rosenbrock(paths[n]) for n in names]\n"
+            "for n, curve in zip(names, curves):\n    ax.plot(curve, label=n)\n"
+            "ax.set_yscale('log')\nax.set_xlabel('iteration')\nax.set_ylabel('Rosenbrock loss')\n"
+            "ax.legend()\nax.grid(True, which='both', alpha=0.3)",
+        ],
+        [   # a moving-average helper; Adam with the corrections folded into the step size
+            _EMA + "state['v'] = ema(state.get('v', 0.0), g, beta)\nreturn theta - lr * state['v']",
+            _EMA + "state['s'] = ema(state.get('s', 0.0), g * g, beta)\nrms = np.sqrt(state['s'])\n"
+            "return theta - lr * g / (rms + eps)",
+            "count = state['t'] = state.get('t', 0) + 1\n"
+            "first = state['m'] = beta1 * state.get('m', 0.0) + (1 - beta1) * g\n"
+            "second = state['v'] = beta2 * state.get('v', 0.0) + (1 - beta2) * g * g\n"
+            "lr_t = lr * np.sqrt(1 - beta2 ** count) / (1 - beta1 ** count)\n"
+            "return theta - lr_t * first / (np.sqrt(second) + eps * np.sqrt(1 - beta2 ** count))",
+            "for i, (name, path) in enumerate(sorted(paths.items())):\n    f = rosenbrock(path)\n"
+            "    ax.plot(np.arange(f.size), f, color=f'C{i}', label=name)\nax.set_yscale('log')\n"
+            "ax.set_xlabel('step number')\nax.set_ylabel('f')\nax.legend(title='optimizer')",
+        ],
+    ),
+    parts=(range(0, 2), range(2, 3), range(3, 4)),
+    names=("avi", "bea", "cas", "dina", "emil", "finn", "gia", "hugo", "iris", "jana", "kurt",
+           "lou"),
+    copies={},
+)
+OPTIMIZERS.copies.update({
+    # identifiers renamed
+    "mia": Copy("bea", renames={
+        "velocity": "vel", "sq": "avg_sq", "step": "k", "m": "mom1", "v": "mom2",
+        "corrected_m": "m_corr", "corrected_v": "v_corr", "steps": "xs", "optimizer": "key",
+        "previous": "old", "current": "new", "new_theta": "out", "denominator": "den",
+        "bias1": "c1", "bias2": "c2", "names": "keys", "curves": "ys", "n": "k", "curve": "y",
+        "label": "lbl", "losses": "fs", "mhat": "m_hat", "vhat": "v_hat", "count": "tc",
+        "first": "m1", "second": "m2", "lr_t": "alpha", "rms": "root", "ema": "avg",
+        "old": "prev", "new": "cur", "decay": "rho", "i": "j", "name": "nm", "path": "pth",
+        "f": "vals", "t": "tt", "m_hat": "mh", "v_hat": "vh"}),
+    # statements reordered
+    "nia": Copy("iris", bodies={2: """\
+        m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
+        v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g ** 2
+        t = state["t"] = state.get("t", 0) + 1
+        v_hat = v / (1 - beta2 ** t)
+        m_hat = m / (1 - beta1 ** t)
+        return theta - lr * m_hat / (np.sqrt(v_hat) + eps)"""},
+                move=(("def rmsprop_update", "def momentum_update"),)),
+    # the helper inlined
+    "oli": Copy("emil", bodies={
+        0: "state['v'] = beta * state.get('v', 0.0) + (1 - beta) * g\n"
+           "return theta - lr * state['v']",
+        1: "state['s'] = beta * state.get('s', 0.0) + (1 - beta) * (g * g)\n"
+           "rms = np.sqrt(state['s'])\nreturn theta - lr * g / (rms + eps)"}),
+    # a helper extracted
+    "pau": Copy("jana", bodies={2: """\
+        def moment(key, beta, value):
+            state[key] = beta * state[key] + (1 - beta) * value
+            return state[key]
+
+        if not state:
+            state['m'] = np.zeros_like(theta)
+            state['v'] = np.zeros_like(theta)
+            state['t'] = 0
+        state['t'] += 1
+        mhat = moment('m', beta1, g) / (1 - beta1 ** state['t'])
+        vhat = moment('v', beta2, g * g) / (1 - beta2 ** state['t'])
+        return theta - lr * mhat / (np.sqrt(vhat) + eps)"""}),
+    # the loop turned into a comprehension
+    "rae": Copy("cas", bodies={3: """\
+        curves = {name: rosenbrock(path) for name, path in paths.items()}
+        [ax.plot(np.arange(f.size), f, color=f'C{i}', label=name)
+         for i, (name, f) in enumerate(sorted(curves.items()))]
+        ax.set_yscale('log')
+        ax.set_xlabel('step number')
+        ax.set_ylabel('f')
+        ax.legend(title='optimizer')"""}),
+    # dead code added
+    "sid": Copy("gia", dead={
+        0: "if lr < 0:\n    print('negative learning rate', lr)",
+        2: "history = []\nhistory.append(float(np.sum(m)))",
+        3: "ax.grid(False)\n_unused = len(paths)"}),
+    # everything at once
+    "tia": Copy("lou", reorder=False, move=(("def adam_update", "def momentum_update"),),
+                renames={"count": "n_steps", "first": "avg_g", "second": "avg_g2",
+                         "lr_t": "step_size", "ema": "smooth", "old": "a", "new": "b",
+                         "decay": "keep", "rms": "root_s", "name": "opt", "path": "trail",
+                         "f": "loss"},
+                dead={2: "# bias-corrected step\n_debug = False"}),
+    # a chain of three: vic copies hugo, wes copies vic
+    "vic": Copy("hugo", renames={"velocity": "vel", "sq": "sqr", "m": "mm", "v": "vv",
+                                 "previous": "prev", "current": "now", "t": "k", "name": "key",
+                                 "label": "key", "losses": "ys", "names": "keys"}),
+    "wes": Copy("vic", move=(("def rmsprop_update", "def momentum_update"),),
+                dead={3: "plt.tight_layout()"}),
+})
+
+CLASSES = {planted.assignment_id: planted for planted in (SCALAR, OPTIMIZERS)}
+
+
+@dataclass
+class Standing:
+    """Where the planted pairs stand in a ranking: their ranks (1 = first), the lowest planted
+    score, the best honest pair's score, and the margin between the two (> 0: every copy first)."""
+    ranks: list
+    lowest_copy: float
+    best_honest: float
+
+    @property
+    def margin(self) -> float:
+        return self.lowest_copy - self.best_honest
+
+    def __str__(self):
+        return (f"planted ranks {self.ranks}, lowest copy {self.lowest_copy:.2f}, best honest "
+                f"{self.best_honest:.2f}, margin {self.margin:+.2f}")
+
+
+def standing(planted: Planted, ranking) -> Standing:
+    """`ranking`: [(student, student, score)], the most similar first."""
+    pairs = planted.planted_pairs()
+    ranks = [i for i, (a, b, _) in enumerate(ranking, start=1) if frozenset((a, b)) in pairs]
+    copies = [s for a, b, s in ranking if frozenset((a, b)) in pairs]
+    honest = [s for a, b, s in ranking if frozenset((a, b)) not in pairs]
+    assert len(copies) == len(pairs), "a planted pair is missing from the ranking"
+    return Standing(ranks, min(copies), max(honest))
