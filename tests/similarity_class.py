@@ -511,11 +511,16 @@ OPTIMIZERS = Planted(
             _EMA + "state['v'] = ema(state.get('v', 0.0), g, beta)\nreturn theta - lr * state['v']",
             _EMA + "state['s'] = ema(state.get('s', 0.0), g * g, beta)\nrms = np.sqrt(state['s'])\n"
             "return theta - lr * g / (rms + eps)",
-            "count = state['t'] = state.get('t', 0) + 1\n"
-            "first = state['m'] = beta1 * state.get('m', 0.0) + (1 - beta1) * g\n"
-            "second = state['v'] = beta2 * state.get('v', 0.0) + (1 - beta2) * g * g\n"
-            "lr_t = lr * np.sqrt(1 - beta2 ** count) / (1 - beta1 ** count)\n"
-            "return theta - lr_t * first / (np.sqrt(second) + eps * np.sqrt(1 - beta2 ** count))",
+            """\
+            if 't' in state:
+                count, first, second = state['t'] + 1, state['m'], state['v']
+            else:
+                count, first, second = 1, np.zeros_like(g), np.zeros_like(g)
+            first = first + (1 - beta1) * (g - first)
+            second = second + (1 - beta2) * (g * g - second)
+            state.update({'t': count, 'm': first, 'v': second})
+            lr_t = lr * np.sqrt(1 - beta2 ** count) / (1 - beta1 ** count)
+            return theta - lr_t * first / (np.sqrt(second) + eps * np.sqrt(1 - beta2 ** count))""",
             "for i, (name, path) in enumerate(sorted(paths.items())):\n    f = rosenbrock(path)\n"
             "    ax.plot(np.arange(f.size), f, color=f'C{i}', label=name)\nax.set_yscale('log')\n"
             "ax.set_xlabel('step number')\nax.set_ylabel('f')\nax.legend(title='optimizer')",

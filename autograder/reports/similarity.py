@@ -6,44 +6,55 @@ Compares the code cells of every pair of submitted notebooks of one assignment a
                                      by side with the shared passages marked
   OUT/similarity-<assignment>.csv    rank, the two students, the similarities, shared characters
 
-The comparison is copydetect's (MIT; the winnowing fingerprints of MOSS): each submission's code
-is tokenized with Pygments, names become V/F/O, strings S, comments and whitespace go, so
-renamed variables and added comments change nothing; fingerprints are sets, so reordered
-functions and cells change little. What the exercise itself provides is removed first: every
-line of a submission that is a line of the released notebook's code cells (the stubs'
-signatures and docstrings, the provided helpers, plots and check cells) is left out, and so are
-the fingerprints of the exercise's code, should a student have reformatted it.
+The comparison (the k-gram fingerprints of MOSS and Dolos, on normalised tokens):
 
-A pair's similarity is the mean of its two sides: the share of each submission's own code
-(after the provided code is removed) that is found in the other. The mean ranks a short
-submission, most of whose few lines any solution has, below a pair that shares most of both.
-Similar code is a reason to look, never proof: the page shows what is shared.
+- Each submission's code cells (grade cells excluded) are cut into tokens with Pygments; every
+  name becomes V (an attribute after `.` keeps its name: `.value`, `np.sqrt` are the exercise's
+  API, not the student's choice), every string S; comments, docstrings and layout go. Renamed
+  variables, added comments and reformatting change nothing.
+- Its fingerprints are the set of its k-grams, K = 15 consecutive tokens (hashed with BLAKE2b,
+  the same in every run). A set: reordered functions, cells and statements change only the
+  k-grams across the seams.
+- The exercise is subtracted at the fingerprint level: the k-grams of the released notebook's
+  code (the stubs' signatures and docstrings, the provided helpers, plots and check cells) are
+  removed from every submission's set. What is left is the student's own code; a notebook
+  handed in as released has none.
+- A pair's similarity is the mean of its two sides, |A ∩ B| / |A| and |A ∩ B| / |B|: the share of
+  each one's own fingerprints found in the other. The mean ranks a short submission, most of
+  whose few k-grams any solution has, below a pair that shares most of both.
+
+K = 15 was chosen by measuring on the planted class of tests/similarity_class.py (12 honest
+students and 10 planted pairs for each of 01 and 06; benchmarks/similarity.py --planted): every
+planted pair first, with the margins given in docs/INSTRUCTORS.md. Similar code is a reason to
+look, never proof: the page shows what is shared.
 """
 from __future__ import annotations
 
+import hashlib
 import html
-import io
 import itertools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..grading import report
-from ..course.notebook import NotebookError, code_cells, line_key, read_notebook
+from ..course.notebook import NotebookError, code_cells, read_notebook
 
-# copydetect's defaults: k-grams of 25 characters of the filtered code (shorter matches are
-# noise), and every shared passage of 30 or more characters is found (the winnowing window).
-NOISE, GUARANTEE = 25, 30
-WINDOW = GUARANTEE - NOISE + 1
+K = 15                   # tokens per k-gram: shorter matches are what any solution has in common
 TABLE_ROWS = 500         # pairs listed in the page's ranking (all of them are in the CSV)
 
 
 @dataclass
 class Code:
-    """One submission's own code, and its fingerprints (copydetect's CodeFingerprint)."""
+    """One submission's code cells, and the fingerprints of its own code: {k-gram hash: the
+    (start, end) character spans of `text` where it occurs}."""
     student: str
     text: str
-    fingerprint: object = field(repr=False)
+    spans: dict = field(repr=False)
+
+    @property
+    def hashes(self) -> frozenset:
+        return frozenset(self.spans)
 
 
 @dataclass
@@ -51,9 +62,9 @@ class Pair:
     a: Code
     b: Code
     similarity: float            # the mean of the two sides
-    sides: tuple                 # (share of a's code found in b, share of b's found in a)
-    shared: int                  # characters of a's filtered code in shared passages
-    slices: tuple = field(repr=False, default=((), ()))  # (starts, ends) in a.text and b.text
+    sides: tuple                 # (share of a's fingerprints found in b, share of b's found in a)
+    shared: int                  # characters of a's text in shared passages
+    slices: tuple = field(repr=False, default=(((), ()), ((), ())))  # ((starts, ends) in a, in b)
 
 
 def provided_cells(assignment) -> list:
@@ -61,37 +72,66 @@ def provided_cells(assignment) -> list:
     return [code for _, code in code_cells(read_notebook(assignment.exercise_path()))]
 
 
-def own_code(notebook: dict, provided: list) -> str:
-    """The notebook's code cells (grade cells excluded) without the exercise's code: the lines
-    that are also lines of the exercise (`provided`; whitespace aside) are left out, so what is
-    left of a stub is the body the student wrote, and of an unchanged cell nothing."""
-    given = {line_key(line) for code in provided for line in code.splitlines()}
-    cells = ["\n".join(line for line in code.splitlines() if line_key(line) not in given)
-             for _, code in code_cells(notebook)]
-    return "\n\n".join(cell for cell in cells if cell.strip())
+def tokens(text: str) -> list:
+    """[(token, start, end)] of `text`, normalised: names V (attributes after `.` as written),
+    strings S (one S for adjacent parts), comments, docstrings and whitespace left out."""
+    from pygments.lexers import PythonLexer
+    from pygments.token import Comment, Name, String, Text, Whitespace
+    out, previous = [], None
+    for start, kind, value in PythonLexer().get_tokens_unprocessed(text):
+        if kind in Comment or kind in Whitespace or kind in String.Doc or not value.strip():
+            continue
+        if kind in String:
+            token = "S"
+        elif kind in Name and previous != ".":
+            token = "V"
+        else:
+            token = value.strip()
+        previous = value.strip()
+        if token == "S" and out and out[-1][0] == "S":
+            out[-1] = ("S", out[-1][1], start + len(value))     # "a" "b", f-string parts: one S
+            continue
+        out.append((token, start, start + len(value)))
+    return out
+
+
+def kgrams(text: str) -> dict:
+    """{hash of each k-gram of `text`'s tokens: [(start, end) of each occurrence]}."""
+    found = {}
+    stream = tokens(text)
+    for i in range(len(stream) - K + 1):
+        window = stream[i:i + K]
+        key = hashlib.blake2b("\x1f".join(t for t, _, _ in window).encode(),
+                              digest_size=8).digest()
+        found.setdefault(key, []).append((window[0][1], window[-1][2]))
+    return found
 
 
 def fingerprint(student: str, text: str, boilerplate: frozenset = frozenset()) -> Code:
-    """`text` fingerprinted, without the fingerprints in `boilerplate`. They are removed here
-    rather than by copydetect's `boilerplate` argument, whose np.intersect1d(assume_unique=True)
-    is wrong when a fingerprint occurs twice in a file."""
-    from copydetect import CodeFingerprint
-    from copydetect.utils import get_token_coverage
-    code = CodeFingerprint(f"{student}.py", NOISE, WINDOW, language="python", fp=io.StringIO(text))
-    if boilerplate:
-        code.hashes = code.hashes - boilerplate
-        code.hash_idx = {h: i for h, i in code.hash_idx.items() if h not in boilerplate}
-        code.token_coverage = get_token_coverage(code.hash_idx, NOISE, len(code.filtered_code))
-    return Code(student, text, code)
+    """`text` fingerprinted, without the fingerprints in `boilerplate` (the exercise's)."""
+    return Code(student, text, {h: s for h, s in kgrams(text).items() if h not in boilerplate})
+
+
+def _merged(spans) -> tuple:
+    """(starts, ends) of the union of the character `spans`."""
+    starts, ends = [], []
+    for start, end in sorted(spans):
+        if ends and start <= ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
 
 
 def compare(a: Code, b: Code) -> Pair:
-    from copydetect import compare_files
-    if not (a.fingerprint.hashes & b.fingerprint.hashes):
+    common = a.spans.keys() & b.spans.keys()
+    if not common:
         return Pair(a, b, 0.0, (0.0, 0.0), 0)
-    shared, sides, slices = compare_files(a.fingerprint, b.fingerprint)
-    sides = tuple(min(float(s), 1.0) for s in sides)
-    return Pair(a, b, sum(sides) / 2, sides, int(shared), slices)
+    sides = (len(common) / len(a.spans), len(common) / len(b.spans))
+    slices = tuple(_merged(s for h in common for s in code.spans[h]) for code in (a, b))
+    shared = sum(end - start for start, end in zip(*slices[0]))
+    return Pair(a, b, sum(sides) / 2, sides, shared, slices)
 
 
 def rank(codes: list) -> list:
@@ -100,19 +140,23 @@ def rank(codes: list) -> list:
     return sorted(pairs, key=lambda p: (-p.similarity, p.a.student, p.b.student))
 
 
+def submission_code(notebook: dict) -> str:
+    """The notebook's code cells (grade cells excluded), one after the other."""
+    return "\n\n".join(code for _, code in code_cells(notebook))
+
+
 def collect(paths, assignment, course) -> tuple:
     """([Code] of each submitted notebook of `assignment` under `paths`, found as `grade` finds
     them, [(student, why)] of those that could not be read)."""
     from ..grading.grade import discover
-    provided = provided_cells(assignment)
-    boilerplate = frozenset(fingerprint("provided", "\n\n".join(provided)).fingerprint.hashes)
+    boilerplate = frozenset(kgrams("\n\n".join(provided_cells(assignment))))
     codes, unreadable = [], []
     for submission in discover(paths, course, assignment.id):
         if submission.status != "graded" or submission.assignment_id != assignment.id:
             continue
         try:
             notebook = read_notebook(submission.path)
-            codes.append(fingerprint(submission.student, own_code(notebook, provided), boilerplate))
+            codes.append(fingerprint(submission.student, submission_code(notebook), boilerplate))
         except NotebookError as error:
             unreadable.append((submission.student, str(error)))
         except Exception as error:      # one notebook never stops the comparison of the others
@@ -123,7 +167,7 @@ def collect(paths, assignment, course) -> tuple:
 # -- the page and the CSV ----------------------------------------------------------------------
 def _marked(text: str, slices) -> str:
     """`text` escaped for HTML, with the passages in `slices` ((starts, ends)) in <mark>."""
-    spans = sorted(zip(*(list(map(int, s)) for s in slices))) if len(slices[0]) else []
+    spans = sorted(zip(*slices))
     out, at = [], 0
     for start, end in spans:
         start = max(start, at)
@@ -157,7 +201,7 @@ def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top:
 {100 * p.similarity:.0f} %</h2><div class="side-by-side">
 {_side(p.a, p.sides[0], p.slices[0])}{_side(p.b, p.sides[1], p.slices[1])}
 </div></section>""" for i, p in enumerate(shown, start=1))
-    empty = [c.student for c in codes if not c.fingerprint.hashes]
+    empty = [c.student for c in codes if not c.spans]
     notes = "".join(f"<li>{e(s)}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
         f"<li>{e(s)}: no code of their own (the exercise's code only)</li>" for s in empty)
     return f"""<!DOCTYPE html>
@@ -172,9 +216,10 @@ pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
 mark {{ background: #ffd966; }} .score {{ font-weight: bold; }}
 </style></head><body>
 <h1>{e(assignment.id)} — similar submissions</h1>
-<p>{len(codes)} submissions, {len(pairs)} pairs compared by copydetect, after removing the code
-the exercise provides. Similarity: the mean of the shares of each one's own code found in the
-other (both shares are given). Marked: the shared passages. Similar code is a reason to look,
+<p>{len(codes)} submissions, {len(pairs)} pairs compared by their fingerprints (runs of {K}
+tokens, names and strings normalised), after removing those of the code the exercise provides.
+Similarity: the mean of the shares of each one's own fingerprints found in the other (both
+shares are given). Marked: the shared passages. Similar code is a reason to look,
 not proof of copying.</p>
 {f"<ul id='notes'>{notes}</ul>" if notes else ""}
 <table id="pairs"><thead><tr><th>rank</th><th>student</th><th>student</th><th>similarity</th>
@@ -203,9 +248,9 @@ def write(out: Path, assignment, pairs: list, codes: list, unreadable: list, top
 
 def main(args, course) -> int:
     try:
-        import copydetect  # noqa: F401
+        import pygments  # noqa: F401
     except ImportError:
-        print("error: the similarity check needs copydetect: pip install -e '.[similarity]'",
+        print("error: the similarity check needs pygments: pip install -e '.[similarity]'",
               file=sys.stderr)
         return 2
     assignment = course.assignment(args.assignment)
