@@ -8,7 +8,8 @@ each other, so the ranking of this class says nothing.
 With --planted, the ranking instead: the planted classes of tests/similarity_class.py (01 and
 06; 12 honest students, 10 planted pairs each), ranked by `similarity`, and by copydetect (its
 defaults, the provided lines removed as `similarity` did before) when it is installed: the
-planted pairs' ranks, the lowest planted score, the best honest one and the margin.
+planted pairs' ranks, the lowest planted score, the best honest one and the margin; and, for
+another notebook (04), the honest pairs' best and mean scores.
 
     .venv/bin/python benchmarks/similarity.py [--students 300] [--planted]
 """
@@ -58,6 +59,18 @@ def copydetect_ranking(notebooks: dict, assignment) -> list:
     return sorted(ranking, key=lambda r: -r[2])
 
 
+def rankings(cls, course, engines) -> dict:
+    """{engine: [(student, student, score)]} of the class `cls`."""
+    with tempfile.TemporaryDirectory() as folder:
+        notebooks = similarity_class.make_class(cls, Path(folder) / "submitted")
+        codes, _ = similarity.collect([Path(folder) / "submitted"], cls.assignment, course)
+        ranked = {"similarity": [(p.a.student, p.b.student, p.similarity)
+                                 for p in similarity.rank(codes)]}
+        if "copydetect" in engines:
+            ranked["copydetect"] = copydetect_ranking(notebooks, cls.assignment)
+    return ranked
+
+
 def planted(course):
     try:
         import copydetect  # noqa: F401
@@ -66,14 +79,13 @@ def planted(course):
         engines = ("similarity",)
         print("(copydetect is not installed: pip install 'copydetect>=0.5,<0.6' to compare)")
     for assignment_id, cls in similarity_class.CLASSES.items():
-        with tempfile.TemporaryDirectory() as folder:
-            notebooks = similarity_class.make_class(cls, Path(folder) / "submitted")
-            codes, _ = similarity.collect([Path(folder) / "submitted"], cls.assignment, course)
-            ranked = [(p.a.student, p.b.student, p.similarity) for p in similarity.rank(codes)]
-            for engine in engines:
-                ranking = (ranked if engine == "similarity"
-                           else copydetect_ranking(notebooks, cls.assignment))
-                print(f"{assignment_id} {engine:>10}: {similarity_class.standing(cls, ranking)}")
+        for engine, ranking in rankings(cls, course, engines).items():
+            print(f"{assignment_id} {engine:>10}: {similarity_class.standing(cls, ranking)}")
+    for assignment_id, cls in similarity_class.HONEST_ONLY.items():
+        for engine, ranking in rankings(cls, course, engines).items():
+            scores = [score for _, _, score in ranking]
+            print(f"{assignment_id} {engine:>10}: {len(scores)} honest pairs, best "
+                  f"{max(scores):.2f}, mean {sum(scores) / len(scores):.2f}")
 
 
 def main():

@@ -1,7 +1,9 @@
 """A planted class for the similarity check (issue 33, item 5): the yardstick that
 tests/test_similarity.py and benchmarks/similarity.py rank.
 
-For 01_scalar_autodiff and for 06_optimizers, twelve honest students and nine copiers:
+For 01_scalar_autodiff and for 06_optimizers, twelve honest students and nine copiers (and,
+for another notebook, 04_activation_functions, five honest students, one style each, no copies:
+HONEST_ONLY):
 
 - A *style* is one way of writing every `### BEGIN SOLUTION` block of the solution; the blocks
   fall into three *parts* (01: the arithmetic, the functions, the backward pass with the
@@ -34,7 +36,6 @@ from autograder.course.config import load_course
 
 COURSE = load_course()
 SIZES = 5        # styles per part
-HONEST_COUNT = 12
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Planted:
     assignment_id: str
     styles: tuple            # five styles: None (the solution's own bodies) or [body per block]
     parts: tuple             # the blocks of each part
-    names: tuple             # the honest students' names, HONEST_COUNT of them
+    names: tuple             # the honest students' names (at most 15)
     copies: dict             # {copier: Copy}
     split: str = ""          # the cell whose functions `reorder` reverses: a marker in it
 
@@ -70,7 +71,7 @@ class Planted:
         determine the third), and d = 1, 2 (then 3) gives every style to every part twice."""
         combos = [(a, (a + d) % SIZES, (a + 2 * (a + d)) % SIZES)
                   for d in (1, 2, 3) for a in range(SIZES)]
-        return dict(zip(self.names, combos[:HONEST_COUNT]))
+        return dict(zip(self.names, combos))
 
     def planted_pairs(self) -> set:
         """Every pair of students joined by copying, directly or through a chain."""
@@ -600,7 +601,117 @@ OPTIMIZERS.copies.update({
                 dead={3: "plt.tight_layout()"}),
 })
 
+# -- 04_activation_functions, honest students only: one style each, for the other notebook ------
+# (the blocks: the layers, forward, bce_loss, gradient_sums, the plot, the training loop)
+ACTIVATIONS = Planted(
+    "04_activation_functions",
+    styles=(
+        None,
+        [
+            "self.linear = [self.Linear_Layer(2, 20, 'layer1')]\n"
+            "for i in range(2, 10):\n    self.linear.append(self.Linear_Layer(20, 20, f'layer{i}'))\n"
+            "self.linear.append(self.Linear_Layer(20, 1, 'layer10'))",
+            "out = Node(x) if not isinstance(x, Node) else x\n"
+            "for i in range(9):\n    out = self.linear[i](out)\n"
+            "    if self.activation == 'relu':\n        out = out.relu()\n"
+            "    elif self.activation == 'tanh':\n        out = out.tanh()\n"
+            "    else:\n        out = out.sigmoid()\nreturn self.linear[-1](out).sigmoid()",
+            "clipped = dp.maximum(p, EPS)\nclipped = dp.minimum(clipped, 1 - EPS)\n"
+            "ones = 1 - y\nterms = y * clipped.log() + ones * (1 - clipped).log()\n"
+            "return -terms.mean()",
+            "gradients = net.get_grad(x, y)[0]\nsums = np.zeros(10)\n"
+            "for l in range(10):\n    sums[l] = np.sum(np.abs(gradients['layer' + str(l + 1) + '_W']))\n"
+            "return sums",
+            "layers = range(1, 11)\nfor act in ACTIVATIONS:\n"
+            "    ax.semilogy(layers, gradient_sums(nets[act], x_plot, y_plot), 'o-', label=act)\n"
+            "ax.set_xlabel('layer')\nax.set_ylabel('sum of |dL/dW|')\nax.legend()",
+            "for act in ACTIVATIONS:\n    dp.seed(1)\n    model = DeepNetwork(act)\n"
+            "    sgd = dp.SGD(model, x_train, y_train, lr=0.05, batch_size=64, seed=0)\n"
+            "    result = sgd.train(steps=500, print_each=0, err_hist=True)\n"
+            "    histories[act] = result[1]\n"
+            "    with dp.no_grad():\n        predicted = model.forward(x_test).value > 0.5\n"
+            "    print(act, np.mean(histories[act][-50:]), np.mean(predicted == y_test))",
+        ],
+        [
+            "widths = (2, 20, 20, 20, 20, 20, 20, 20, 20, 20, 1)\n"
+            "self.linear = [self.Linear_Layer(n_in, n_out, 'layer%d' % (k + 1))\n"
+            "               for k, (n_in, n_out) in enumerate(zip(widths, widths[1:]))]",
+            "act = {'sigmoid': Node.sigmoid, 'tanh': Node.tanh, 'relu': Node.relu}[self.activation]\n"
+            "z = x if isinstance(x, Node) else Node(x)\n"
+            "*hidden, last = self.linear\nfor layer in hidden:\n    z = act(layer(z))\n"
+            "return last(z).sigmoid()",
+            "q = dp.minimum(dp.maximum(p, EPS), 1 - EPS)\n"
+            "n = y.shape[0]\nreturn -(y * q.log() + (1 - y) * (1 - q).log()).sum() / n",
+            "g = net.get_grad(x, y)[0]\nkeys = ['layer%d_W' % k for k in range(1, 11)]\n"
+            "return np.array(list(map(lambda key: np.sum(np.abs(g[key])), keys)))",
+            "for label, model in sorted(nets.items()):\n"
+            "    values = gradient_sums(model, x_plot, y_plot)\n"
+            "    ax.plot(range(1, len(values) + 1), values, marker='s', label=label)\n"
+            "ax.set(yscale='log', xlabel='layer number', ylabel='gradient size', title='per layer')\n"
+            "ax.legend()",
+            "def train_one(kind):\n    dp.seed(1)\n    net_ = DeepNetwork(kind)\n"
+            "    opt = dp.SGD(net_, x_train, y_train, lr=0.05, batch_size=64, seed=0)\n"
+            "    _, hist, _ = opt.train(steps=500, print_each=0, err_hist=True)\n"
+            "    return net_, hist\n\nfor kind in ACTIVATIONS:\n"
+            "    net_, histories[kind] = train_one(kind)\n"
+            "    with dp.no_grad():\n        acc = ((net_.forward(x_test).value > 0.5) == y_test).mean()\n"
+            "    print(f'{kind}: loss {np.mean(histories[kind][-50:]):.3f} accuracy {acc:.3f}')",
+        ],
+        [
+            "self.linear = []\nn_in = 2\nfor l in range(1, 11):\n"
+            "    n_out = 1 if l == 10 else 20\n"
+            "    self.linear.append(self.Linear_Layer(n_in, n_out, 'layer' + str(l)))\n    n_in = n_out",
+            "if not isinstance(x, Node):\n    x = Node(x)\nhidden = x\n"
+            "for layer in self.linear[:-1]:\n    hidden = layer(hidden)\n"
+            "    hidden = getattr(hidden, self.activation)()\n"
+            "output = self.linear[-1](hidden)\nreturn output.sigmoid()",
+            "safe = dp.maximum(dp.minimum(p, 1 - EPS), EPS)\n"
+            "log_likelihood = y * safe.log() + (1 - y) * (1 - safe).log()\n"
+            "return -1 * log_likelihood.mean()",
+            "all_grads, _loss = net.get_grad(x, y)\nresult = []\n"
+            "for layer_number in range(1, 11):\n"
+            "    result.append(np.abs(all_grads['layer{}_W'.format(layer_number)]).sum())\n"
+            "return np.array(result)",
+            "xs = np.arange(1, 11)\nfor key in nets:\n"
+            "    ax.plot(xs, gradient_sums(nets[key], x_plot, y_plot), label=key)\n"
+            "ax.set_yscale('log')\nax.set_xlabel('l')\nax.set_ylabel('S_l')\nax.legend()",
+            "results = {}\nfor activation_name in ACTIVATIONS:\n    dp.seed(1)\n"
+            "    network = DeepNetwork(activation_name)\n"
+            "    trainer = dp.SGD(network, x_train, y_train, lr=0.05, batch_size=64, seed=0)\n"
+            "    out = trainer.train(steps=500, print_each=0, err_hist=True)\n"
+            "    histories[activation_name] = out[1]\n    with dp.no_grad():\n"
+            "        results[activation_name] = np.mean((network.forward(x_test).value > 0.5) == y_test)\n"
+            "print(results)",
+        ],
+        [
+            "self.linear = [self.Linear_Layer(20 if i > 1 else 2, 1 if i == 10 else 20, f'layer{i}')\n"
+            "               for i in range(1, 11)]",
+            "signal = x if isinstance(x, Node) else Node(x)\nlayers = iter(self.linear)\n"
+            "for _ in range(9):\n    layer = next(layers)\n"
+            "    signal = getattr(layer(signal), self.activation)()\n"
+            "return next(layers)(signal).sigmoid()",
+            "p = dp.maximum(p, EPS)\np = dp.minimum(p, 1 - EPS)\npositive = y * p.log()\n"
+            "negative = (1 - y) * (1 - p).log()\nreturn -(positive + negative).mean()",
+            "grad_dict = net.get_grad(x, y)[0]\n"
+            "return np.array([np.sum(np.abs(grad_dict['layer' + str(i) + '_W'])) for i in range(1, 11)])",
+            "for i, (label, model) in enumerate(nets.items()):\n"
+            "    ax.plot(np.arange(1, 11), gradient_sums(model, x_plot, y_plot), f'C{i}^--', label=label)\n"
+            "ax.set_yscale('log')\nax.set_xlabel('layer index')\nax.set_ylabel('total |gradient|')\n"
+            "ax.legend(loc='best')",
+            "for activation in ACTIVATIONS:\n    dp.seed(1)\n    m = DeepNetwork(activation)\n"
+            "    histories[activation] = dp.SGD(m, x_train, y_train, lr=0.05, batch_size=64,\n"
+            "                                   seed=0).train(steps=500, print_each=0, err_hist=True)[1]\n"
+            "    with dp.no_grad():\n        correct = (m.forward(x_test).value > 0.5) == y_test\n"
+            "    print(activation, round(float(np.mean(histories[activation][-50:])), 3), correct.mean())",
+        ],
+    ),
+    parts=(range(0, 6),),
+    names=("amy", "ben", "cy", "dot", "eve"),
+    copies={},
+)
+
 CLASSES = {planted.assignment_id: planted for planted in (SCALAR, OPTIMIZERS)}
+HONEST_ONLY = {ACTIVATIONS.assignment_id: ACTIVATIONS}
 
 
 @dataclass
