@@ -10,7 +10,8 @@ HONEST_ONLY):
   numerical gradient; 06: momentum and RMSProp, Adam, the loss plot). There are five styles
   (the reference solution and four others), written independently: other structure, helpers,
   loops or comprehensions, dict idioms, recursion-free traversals of other kinds.
-- An honest student takes each part from one style (see Planted.honest): two honest students share at most one part, as two honest solutions
+- An honest student takes each part from one style (see Planted.honest): two honest students
+  share at most one part, as two honest solutions
   share the lines that the exercise dictates, and never two.
 - A copier takes a classmate's bodies and disguises them: identifiers renamed, statements or
   functions and cells reordered, a helper inlined or one extracted, loops turned into
@@ -31,7 +32,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from autograder.authoring.demo_students import BLOCK
+from autograder.authoring.demo_students import BLOCK, STYLES as DEMO_STYLES
 from autograder.course.config import load_course
 
 COURSE = load_course()
@@ -102,7 +103,8 @@ def bodies_of(planted: Planted, student: str) -> list:
     if student in planted.copies:
         copy = planted.copies[student]
         bodies = list(bodies_of(planted, copy.original))
-        for index, text in copy.bodies.items():
+        for index, text in copy.bodies.items():     # a text, or a function of the original's
+            text = text(bodies[index]) if callable(text) else text
             bodies[index] = textwrap.dedent(text).strip("\n")
         for index, text in copy.dead.items():
             bodies[index] += "\n" + textwrap.dedent(text).strip("\n")
@@ -154,30 +156,45 @@ def make_class(planted: Planted, submitted: Path) -> dict:
     return notebooks
 
 
-# -- 01_scalar_autodiff: + - * / neg rsub rtruediv, exp log tanh sigmoid, backward, numerical --
-_KAHN_BACKWARD = """\
-children = {}
-seen = {id(self): self}
-todo = [self]
-while todo:
-    node = todo.pop()
-    for parent, _ in node.parents:
-        children[id(parent)] = children.get(id(parent), 0) + 1
-        if id(parent) not in seen:
-            seen[id(parent)] = parent
-            todo.append(parent)
-for node in seen.values():
-    node.grad = 0.0
-self.grad = 1.0
-ready = [self]
-while ready:
-    node = ready.pop()
-    for parent, local in node.parents:
-        parent.grad += local * node.grad
-        children[id(parent)] -= 1
-        if children[id(parent)] == 0:
-            ready.append(parent)"""
+def _lines(body: str, order) -> str:
+    """`body` with its lines in `order` (statements reordered)."""
+    lines = body.splitlines()
+    assert sorted(order) == list(range(len(lines))), (len(lines), order)
+    return "\n".join(lines[i] for i in order)
 
+
+def _inlined(body: str) -> str:
+    """The unpacked style's backward pass with its helper `topo_order` inlined."""
+    helper, _, rest = body.partition("\n\nordering = topo_order(self)\n")
+    inner = textwrap.dedent("\n".join(helper.splitlines()[1:-1]))     # no def, no return
+    return inner.replace("root", "self").replace("result", "ordering") + "\n" + rest
+
+
+def _extracted(body: str) -> str:
+    """The solution's backward pass with its depth-first search extracted into a helper."""
+    lines = body.splitlines()[1:]                     # the comment goes
+    search = "\n".join(lines[:9]).replace("self", "root")
+    return (f"def depth_first(root):\n{textwrap.indent(search, '    ')}\n    return order\n\n"
+            "order = depth_first(self)\n" + "\n".join(lines[9:]))
+
+
+def _comprehensions(body: str) -> str:
+    """The zipped style's backward pass with two of its loops as comprehensions."""
+    loop = ("        for parent, _ in node.parents:\n            if id(parent) not in mark:\n"
+            "                stack.append(parent)")
+    accumulate = ("    for parent, local in node.parents:\n"
+                  "        grads[id(parent)] += local * node.grad")
+    assert loop in body and accumulate in body
+    return (body.replace(loop, "        stack.extend([parent for parent, _ in node.parents "
+                               "if id(parent) not in mark])")
+            .replace("grads = {id(n): 0.0 for n in post}",
+                     "grads = dict((id(n), 0.0) for n in post)")
+            .replace(accumulate, "    _ = [grads.__setitem__(id(parent), grads[id(parent)] + local "
+                                 "* node.grad)\n         for parent, local in node.parents]"))
+
+
+
+# -- 01_scalar_autodiff: + - * / neg rsub rtruediv, exp log tanh sigmoid, backward, numerical --
 _HELPER_BACKWARD = """\
 def topo_order(root):
     result, marked = [], set()
@@ -207,68 +224,8 @@ SCALAR = Planted(
     "01_scalar_autodiff",
     styles=(
         None,
-        [   # kahn: a consumer count, nodes released when all their consumers are done
-            "out = Scalar(self.value + other.value, [(self, 1), (other, 1)])\nreturn out",
-            "return self + (-other)",
-            "out_value = self.value * other.value\n"
-            "return Scalar(out_value, [(self, other.value), (other, self.value)])",
-            "inv = 1.0 / other.value\n"
-            "return Scalar(self.value * inv, [(self, inv), (other, -self.value * inv * inv)])",
-            "return self * -1.0",
-            "return Scalar(other) - self",
-            "return Scalar(other) / self",
-            "e = math.exp(self.value)\nreturn Scalar(e, [(self, e)])",
-            "x = self.value\nreturn Scalar(math.log(x), [(self, 1.0 / x)])",
-            "t = (math.exp(2 * self.value) - 1) / (math.exp(2 * self.value) + 1)\n"
-            "return Scalar(t, [(self, 1.0 - t * t)])",
-            "if self.value >= 0:\n    s = 1.0 / (1.0 + math.exp(-self.value))\nelse:\n"
-            "    z = math.exp(self.value)\n    s = z / (1.0 + z)\n"
-            "return Scalar(s, [(self, s * (1.0 - s))])",
-            _KAHN_BACKWARD,
-            "h = eps\nforward = f(x + h)\nbackward = f(x - h)\nreturn (forward - backward) / (2.0 * h)",
-        ],
-        [   # explicit: named values and parents, an iterator-stack depth-first search
-            "value = self.value + other.value\nparents = ((self, 1.0), (other, 1.0))\n"
-            "return Scalar(value, parents)",
-            "value = self.value - other.value\nparents = ((self, 1.0), (other, -1.0))\n"
-            "return Scalar(value, parents)",
-            "value = self.value * other.value\n"
-            "parents = ((self, other.value), (other, self.value))\nreturn Scalar(value, parents)",
-            "value = self.value / other.value\n"
-            "parents = ((self, 1.0 / other.value), (other, -value / other.value))\n"
-            "return Scalar(value, parents)",
-            "return Scalar(0.0) - self",
-            "return -self + other",
-            "return as_scalar(other).__truediv__(self)",
-            "result = Scalar(math.exp(self.value))\nresult.parents = ((self, result.value),)\n"
-            "return result",
-            "if self.value <= 0:\n    raise ValueError('log of a number <= 0')\n"
-            "return Scalar(math.log(self.value), ((self, self.value ** -1),))",
-            "y = Scalar(math.tanh(self.value))\ny.parents = ((self, 1 - y.value * y.value),)\n"
-            "return y",
-            "y = Scalar(0.5 * (1 + math.tanh(self.value / 2)))\n"
-            "y.parents = ((self, y.value - y.value ** 2),)\nreturn y",
-            """\
-            topo, done = [], {id(self)}
-            stack = [(self, iter(self.parents))]
-            while stack:
-                node, parents = stack[-1]
-                for parent, _ in parents:
-                    if id(parent) not in done:
-                        done.add(id(parent))
-                        stack.append((parent, iter(parent.parents)))
-                        break
-                else:
-                    stack.pop()
-                    topo.append(node)
-            for node in topo:
-                node.grad = 0
-            self.grad = 1
-            for node in topo[::-1]:
-                for parent, d in node.parents:
-                    parent.grad = parent.grad + d * node.grad""",
-            "return (f(x + eps) - f(x - eps)) / eps / 2",
-        ],
+        DEMO_STYLES["kahn"],        # a consumer count: nodes go once all their consumers have
+        DEMO_STYLES["explicit"],    # named values and parents; an iterator-stack search
         [   # unpacked: a, b = the two values; a nested helper for the order
             "a, b = self.value, other.value\nreturn Scalar(a + b, [(self, 1.0), (other, 1.0)])",
             "a, b = self.value, other.value\nreturn Scalar(a - b, [(self, 1.0), (other, -1.0)])",
@@ -349,88 +306,14 @@ SCALAR.copies.update({
     # statements and functions reordered, cells moved
     "ned": Copy("ada", reorder=True,
                 move=(("def numerical_gradient", "def backward"),),
-                bodies={11: """\
-                    stack = [(self, iter(self.parents))]
-                    topo, done = [], {id(self)}
-                    while stack:
-                        node, parents = stack[-1]
-                        for parent, _ in parents:
-                            if id(parent) not in done:
-                                stack.append((parent, iter(parent.parents)))
-                                done.add(id(parent))
-                                break
-                        else:
-                            topo.append(node)
-                            stack.pop()
-                    self.grad = 1
-                    for node in topo:
-                        if node is not self:
-                            node.grad = 0
-                    for node in topo[::-1]:
-                        for parent, d in node.parents:
-                            parent.grad = parent.grad + d * node.grad"""}),
+                bodies={11: lambda body: _lines(body, (1, 0, 2, 3, 4, 5, 7, 6, 8, 9, 11, 10, 14,
+                                                       12, 13, 15, 16, 17))}),
     # the helper inlined
-    "ola": Copy("cai", bodies={11: """\
-        ordering, marked = [], set()
-        work = [(self, 0)]
-        while work:
-            current, i = work.pop()
-            if i == 0:
-                if id(current) in marked:
-                    continue
-                marked.add(id(current))
-            if i < len(current.parents):
-                work.append((current, i + 1))
-                work.append((current.parents[i][0], 0))
-            else:
-                ordering.append(current)
-        for n in ordering:
-            n.grad = 0.0
-        self.grad = 1.0
-        for n in ordering[::-1]:
-            for p, d in n.parents:
-                p.grad += d * n.grad""", 12: "return (f(x + eps) - f(x - eps)) / (eps + eps)"}),
+    "ola": Copy("cai", bodies={11: _inlined, 12: "return (f(x + eps) - f(x - eps)) / (eps + eps)"}),
     # a helper extracted
-    "pia": Copy("bo", bodies={11: """\
-        def depth_first(root):
-            order, visited, stack = [], set(), [(root, False)]
-            while stack:
-                node, parents_done = stack.pop()
-                if parents_done:
-                    order.append(node)
-                elif id(node) not in visited:
-                    visited.add(id(node))
-                    stack.append((node, True))
-                    stack.extend((parent, False) for parent, _ in node.parents)
-            return order
-
-        order = depth_first(self)
-        for node in order:
-            node.grad = 0.0
-        self.grad = 1.0
-        for node in reversed(order):
-            for parent, local in node.parents:
-                parent.grad += local * node.grad"""}),
+    "pia": Copy("bo", bodies={11: _extracted}),
     # loops turned into comprehensions
-    "quy": Copy("eli", bodies={11: """\
-        post, mark = [], {}
-        stack = [self]
-        while stack:
-            node = stack[-1]
-            if id(node) not in mark:
-                mark[id(node)] = 'open'
-                stack.extend([parent for parent, _ in node.parents if id(parent) not in mark])
-            else:
-                stack.pop()
-                if mark[id(node)] == 'open':
-                    mark[id(node)] = 'closed'
-                    post.append(node)
-        grads = dict((id(n), 0.0) for n in post)
-        grads[id(self)] = 1.0
-        for node in reversed(post):
-            node.grad = grads[id(node)]
-            _ = [grads.__setitem__(id(parent), grads[id(parent)] + local * node.grad)
-                 for parent, local in node.parents]"""}),
+    "quy": Copy("eli", bodies={11: _comprehensions}),
     # dead code added
     "rex": Copy("fay", dead={
         0: "if False:\n    print('debug add', self.value)",
@@ -487,7 +370,8 @@ OPTIMIZERS = Planted(
             "state['m'], state['v'] = m, v\ncorrected_m = m / (1.0 - beta1 ** step)\n"
             "corrected_v = v / (1.0 - beta2 ** step)\n"
             "return theta - lr * corrected_m / (np.sqrt(corrected_v) + eps)",
-            "steps = np.arange(STEPS + 1)\nfor optimizer in ['sgd', 'momentum', 'rmsprop', 'adam']:\n"
+            "steps = np.arange(STEPS + 1)\nfor optimizer in ['sgd', 'momentum', 'rmsprop', "
+            "'adam']:\n"
             "    ax.plot(steps, rosenbrock(paths[optimizer]), label=optimizer)\n"
             "ax.set(yscale='log', xlabel='t', ylabel='f(theta_t)', title='losses')\n"
             "ax.legend(loc='upper right')",
@@ -609,7 +493,8 @@ ACTIVATIONS = Planted(
         None,
         [
             "self.linear = [self.Linear_Layer(2, 20, 'layer1')]\n"
-            "for i in range(2, 10):\n    self.linear.append(self.Linear_Layer(20, 20, f'layer{i}'))\n"
+            "for i in range(2, 10):\n    self.linear.append(self.Linear_Layer(20, 20, "
+            "f'layer{i}'))\n"
             "self.linear.append(self.Linear_Layer(20, 1, 'layer10'))",
             "out = Node(x) if not isinstance(x, Node) else x\n"
             "for i in range(9):\n    out = self.linear[i](out)\n"
@@ -620,7 +505,8 @@ ACTIVATIONS = Planted(
             "ones = 1 - y\nterms = y * clipped.log() + ones * (1 - clipped).log()\n"
             "return -terms.mean()",
             "gradients = net.get_grad(x, y)[0]\nsums = np.zeros(10)\n"
-            "for l in range(10):\n    sums[l] = np.sum(np.abs(gradients['layer' + str(l + 1) + '_W']))\n"
+            "for l in range(10):\n    sums[l] = np.sum(np.abs(gradients['layer' + str(l + 1) + "
+            "'_W']))\n"
             "return sums",
             "layers = range(1, 11)\nfor act in ACTIVATIONS:\n"
             "    ax.semilogy(layers, gradient_sums(nets[act], x_plot, y_plot), 'o-', label=act)\n"
@@ -636,7 +522,8 @@ ACTIVATIONS = Planted(
             "widths = (2, 20, 20, 20, 20, 20, 20, 20, 20, 20, 1)\n"
             "self.linear = [self.Linear_Layer(n_in, n_out, 'layer%d' % (k + 1))\n"
             "               for k, (n_in, n_out) in enumerate(zip(widths, widths[1:]))]",
-            "act = {'sigmoid': Node.sigmoid, 'tanh': Node.tanh, 'relu': Node.relu}[self.activation]\n"
+            "act = {'sigmoid': Node.sigmoid, 'tanh': Node.tanh, 'relu': "
+            "Node.relu}[self.activation]\n"
             "z = x if isinstance(x, Node) else Node(x)\n"
             "*hidden, last = self.linear\nfor layer in hidden:\n    z = act(layer(z))\n"
             "return last(z).sigmoid()",
@@ -647,20 +534,23 @@ ACTIVATIONS = Planted(
             "for label, model in sorted(nets.items()):\n"
             "    values = gradient_sums(model, x_plot, y_plot)\n"
             "    ax.plot(range(1, len(values) + 1), values, marker='s', label=label)\n"
-            "ax.set(yscale='log', xlabel='layer number', ylabel='gradient size', title='per layer')\n"
+            "ax.set(yscale='log', xlabel='layer number', ylabel='gradient size', title='per "
+            "layer')\n"
             "ax.legend()",
             "def train_one(kind):\n    dp.seed(1)\n    net_ = DeepNetwork(kind)\n"
             "    opt = dp.SGD(net_, x_train, y_train, lr=0.05, batch_size=64, seed=0)\n"
             "    _, hist, _ = opt.train(steps=500, print_each=0, err_hist=True)\n"
             "    return net_, hist\n\nfor kind in ACTIVATIONS:\n"
             "    net_, histories[kind] = train_one(kind)\n"
-            "    with dp.no_grad():\n        acc = ((net_.forward(x_test).value > 0.5) == y_test).mean()\n"
+            "    with dp.no_grad():\n        acc = ((net_.forward(x_test).value > 0.5) == "
+            "y_test).mean()\n"
             "    print(f'{kind}: loss {np.mean(histories[kind][-50:]):.3f} accuracy {acc:.3f}')",
         ],
         [
             "self.linear = []\nn_in = 2\nfor l in range(1, 11):\n"
             "    n_out = 1 if l == 10 else 20\n"
-            "    self.linear.append(self.Linear_Layer(n_in, n_out, 'layer' + str(l)))\n    n_in = n_out",
+            "    self.linear.append(self.Linear_Layer(n_in, n_out, 'layer' + str(l)))\n    n_in = "
+            "n_out",
             "if not isinstance(x, Node):\n    x = Node(x)\nhidden = x\n"
             "for layer in self.linear[:-1]:\n    hidden = layer(hidden)\n"
             "    hidden = getattr(hidden, self.activation)()\n"
@@ -680,11 +570,13 @@ ACTIVATIONS = Planted(
             "    trainer = dp.SGD(network, x_train, y_train, lr=0.05, batch_size=64, seed=0)\n"
             "    out = trainer.train(steps=500, print_each=0, err_hist=True)\n"
             "    histories[activation_name] = out[1]\n    with dp.no_grad():\n"
-            "        results[activation_name] = np.mean((network.forward(x_test).value > 0.5) == y_test)\n"
+            "        results[activation_name] = np.mean((network.forward(x_test).value > 0.5) == "
+            "y_test)\n"
             "print(results)",
         ],
         [
-            "self.linear = [self.Linear_Layer(20 if i > 1 else 2, 1 if i == 10 else 20, f'layer{i}')\n"
+            "self.linear = [self.Linear_Layer(20 if i > 1 else 2, 1 if i == 10 else 20, "
+            "f'layer{i}')\n"
             "               for i in range(1, 11)]",
             "signal = x if isinstance(x, Node) else Node(x)\nlayers = iter(self.linear)\n"
             "for _ in range(9):\n    layer = next(layers)\n"
@@ -693,16 +585,21 @@ ACTIVATIONS = Planted(
             "p = dp.maximum(p, EPS)\np = dp.minimum(p, 1 - EPS)\npositive = y * p.log()\n"
             "negative = (1 - y) * (1 - p).log()\nreturn -(positive + negative).mean()",
             "grad_dict = net.get_grad(x, y)[0]\n"
-            "return np.array([np.sum(np.abs(grad_dict['layer' + str(i) + '_W'])) for i in range(1, 11)])",
+            "return np.array([np.sum(np.abs(grad_dict['layer' + str(i) + '_W'])) for i in "
+            "range(1, 11)])",
             "for i, (label, model) in enumerate(nets.items()):\n"
-            "    ax.plot(np.arange(1, 11), gradient_sums(model, x_plot, y_plot), f'C{i}^--', label=label)\n"
-            "ax.set_yscale('log')\nax.set_xlabel('layer index')\nax.set_ylabel('total |gradient|')\n"
+            "    ax.plot(np.arange(1, 11), gradient_sums(model, x_plot, y_plot), f'C{i}^--', "
+            "label=label)\n"
+            "ax.set_yscale('log')\nax.set_xlabel('layer index')\nax.set_ylabel('total "
+            "|gradient|')\n"
             "ax.legend(loc='best')",
             "for activation in ACTIVATIONS:\n    dp.seed(1)\n    m = DeepNetwork(activation)\n"
             "    histories[activation] = dp.SGD(m, x_train, y_train, lr=0.05, batch_size=64,\n"
-            "                                   seed=0).train(steps=500, print_each=0, err_hist=True)[1]\n"
+            "                                   seed=0).train(steps=500, print_each=0, "
+            "err_hist=True)[1]\n"
             "    with dp.no_grad():\n        correct = (m.forward(x_test).value > 0.5) == y_test\n"
-            "    print(activation, round(float(np.mean(histories[activation][-50:])), 3), correct.mean())",
+            "    print(activation, round(float(np.mean(histories[activation][-50:])), 3), "
+            "correct.mean())",
         ],
     ),
     parts=(range(0, 6),),

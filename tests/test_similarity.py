@@ -1,6 +1,6 @@
 """`python -m autograder similarity SUBMISSIONS ASSIGNMENT` on a synthetic class of 01 (see
-autograder/authoring/demo_students.py): honest students in their own styles, two planted copies (renamed
-variables, reordered functions and cells, added comments), and the exercise handed in as it
+autograder/authoring/demo_students.py): honest students in their own styles, two planted copies
+(renamed variables, reordered functions and cells, added comments), and the exercise handed in as it
 was released. No notebook is run: the comparison reads code cells only."""
 import csv
 import subprocess
@@ -69,7 +69,7 @@ def test_the_provided_code_is_removed_before_comparing(ranked):
     whole = [similarity.fingerprint(s, similarity.submission_code(notebooks[s]))
              for s in ("ivan", "jun")]
     assert similarity.compare(ivan, jun).similarity < 0.3
-    assert similarity.compare(*whole).similarity > 0.4      # K = 15 tokens: 0.45 (copydetect: > 0.5)
+    assert similarity.compare(*whole).similarity > 0.4    # K = 15 tokens: 0.45 (copydetect > 0.5)
 
 
 @pytest.mark.parametrize("assignment_id", sorted(similarity_class.CLASSES))

@@ -19,9 +19,9 @@ The comparison (the k-gram fingerprints of MOSS and Dolos, on normalised tokens)
   code (the stubs' signatures and docstrings, the provided helpers, plots and check cells) are
   removed from every submission's set. What is left is the student's own code; a notebook
   handed in as released has none.
-- A pair's similarity is the mean of its two sides, |A ∩ B| / |A| and |A ∩ B| / |B|: the share of
-  each one's own fingerprints found in the other. The mean ranks a short submission, most of
-  whose few k-grams any solution has, below a pair that shares most of both.
+- A pair's similarity is the mean of its two sides, |A ∩ B| / |A| and |A ∩ B| / |B|: the
+  share of each one's own fingerprints found in the other. The mean ranks a short submission,
+  most of whose few k-grams any solution has, below a pair that shares most of both.
 
 K = 15 was chosen by measuring on the planted class of tests/similarity_class.py (12 honest
 students and 10 planted pairs for each of 01 and 06; benchmarks/similarity.py --planted): every
