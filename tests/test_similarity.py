@@ -115,6 +115,8 @@ def test_the_page_shows_the_top_pairs_side_by_side_with_the_shared_passages_mark
     first = parser.marked["pair-1" if _pair(rows[0]) == {"ivan", "pat"} else "pair-2"]
     assert "children[id(parent)] -= 1" in first and "n_children[id(parent)] -= 1" in first
     assert "NotImplementedError" not in page.read_text()
+    # the exercise's own code (its plots, its check cells) is left out of the sides, as "…"
+    assert "…" in page.read_text() and "plt.subplots" not in page.read_text()
 
 
 def test_an_assignment_with_fewer_than_two_notebooks_says_so(tmp_path):

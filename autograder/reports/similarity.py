@@ -165,9 +165,13 @@ def collect(paths, assignment, course) -> tuple:
 
 
 # -- the page and the CSV ----------------------------------------------------------------------
-def _marked(text: str, slices) -> str:
-    """`text` escaped for HTML, with the passages in `slices` ((starts, ends)) in <mark>."""
-    spans = sorted(zip(*slices))
+def _clipped(spans, start: int, end: int) -> list:
+    """The parts of the character `spans` ((start, end), sorted) within [start, end)."""
+    return [(max(s, start), min(e, end)) for s, e in spans if s < end and e > start]
+
+
+def _marked(text: str, spans) -> str:
+    """`text` escaped for HTML, with the character `spans` ((start, end), sorted) in <mark>."""
     out, at = [], 0
     for start, end in spans:
         start = max(start, at)
@@ -178,9 +182,28 @@ def _marked(text: str, slices) -> str:
     return "".join(out + [html.escape(text[at:])])
 
 
+def _own_lines(code: Code, slices) -> str:
+    """The lines of `code` that hold its own fingerprints, the shared passages (`slices`:
+    (starts, ends)) marked; a run of other lines (the exercise's code) shows as one "…"."""
+    own = sorted(span for spans in code.spans.values() for span in spans)
+    shared = sorted(zip(*slices))
+    out, at, skipped = [], 0, False
+    for line in code.text.splitlines(keepends=True):
+        start, end = at, at + len(line)
+        at = end
+        if _clipped(own, start, end):
+            out.append(_marked(line, [(s - start, e - start)
+                                      for s, e in _clipped(shared, start, end)]))
+            skipped = False
+        elif not skipped:
+            out.append("…\n")
+            skipped = True
+    return "".join(out)
+
+
 def _side(code: Code, share: float, slices) -> str:
     return (f"<div><h3>{html.escape(code.student)} ({100 * share:.0f} % of it shared)</h3>"
-            f"<pre>{_marked(code.text, slices)}</pre></div>\n")
+            f"<pre>{_own_lines(code, slices)}</pre></div>\n")
 
 
 def _link(rank: int) -> str:
