@@ -58,12 +58,12 @@ def test_the_provided_code_is_removed_before_comparing(ranked):
     what the student wrote; and two honest solutions in different styles, alike once the
     provided class, docstrings and plots are counted, are not alike without them."""
     _, _, notebooks, _ = ranked
-    boilerplate = frozenset(similarity.kgrams("\n\n".join(similarity.provided_cells(A))))
+    boilerplate = similarity.exercise_fingerprints(A)
     stub = nbformat.read(str(A.exercise_path()), as_version=4)
-    assert similarity.fingerprint("cleo", similarity.submission_code(stub), boilerplate).spans == {}
+    assert similarity.fingerprint("cleo", similarity.submission_code(stub), boilerplate).starts == {}
     ivan, jun = (similarity.fingerprint(s, similarity.submission_code(notebooks[s]), boilerplate)
                  for s in ("ivan", "jun"))
-    own = "".join(ivan.text[start:end] for spans in ivan.spans.values() for start, end in spans)
+    own = "".join(ivan.text[start:end] for start, end in zip(*ivan.passages(ivan.starts)))
     assert "children[id(parent)] -= 1" in own and "inv = 1.0 / other.value" in own
     assert "class Scalar" not in own and "plt.subplots" not in own
     whole = [similarity.fingerprint(s, similarity.submission_code(notebooks[s]))

@@ -46,15 +46,30 @@ TABLE_ROWS = 500         # pairs listed in the page's ranking (all of them are i
 
 @dataclass
 class Code:
-    """One submission's code cells, and the fingerprints of its own code: {k-gram hash: the
-    (start, end) character spans of `text` where it occurs}."""
+    """One submission's code cells, its tokens' (start, end) in `text`, and the fingerprints of
+    its own code: {k-gram hash: [the index of its first token, at each occurrence]}."""
     student: str
     text: str
-    spans: dict = field(repr=False)
+    starts: dict = field(repr=False)
+    tokens: list = field(repr=False, default_factory=list)
 
     @property
     def hashes(self) -> frozenset:
-        return frozenset(self.spans)
+        return frozenset(self.starts)
+
+    def passages(self, hashes) -> tuple:
+        """(starts, ends) of the text that the k-grams `hashes` cover: their tokens, those with
+        only blanks between them joined (a comment or docstring between them is not covered)."""
+        covered = sorted({i + j for h in hashes for i in self.starts[h] for j in range(K)})
+        starts, ends = [], []
+        for i in covered:
+            start, end = self.tokens[i]
+            if ends and not self.text[ends[-1]:start].strip():
+                ends[-1] = end
+            else:
+                starts.append(start)
+                ends.append(end)
+        return starts, ends
 
 
 @dataclass
@@ -95,41 +110,34 @@ def tokens(text: str) -> list:
     return out
 
 
-def kgrams(text: str) -> dict:
-    """{hash of each k-gram of `text`'s tokens: [(start, end) of each occurrence]}."""
+def kgrams(stream: list) -> dict:
+    """{hash of each k-gram of the `stream` of tokens: [index of its first token, each time]}."""
     found = {}
-    stream = tokens(text)
     for i in range(len(stream) - K + 1):
-        window = stream[i:i + K]
-        key = hashlib.blake2b("\x1f".join(t for t, _, _ in window).encode(),
+        key = hashlib.blake2b("\x1f".join(t for t, _, _ in stream[i:i + K]).encode(),
                               digest_size=8).digest()
-        found.setdefault(key, []).append((window[0][1], window[-1][2]))
+        found.setdefault(key, []).append(i)
     return found
+
+
+def exercise_fingerprints(assignment) -> frozenset:
+    """The hashes of the k-grams of the released exercise's code cells."""
+    return frozenset(kgrams(tokens("\n\n".join(provided_cells(assignment)))))
 
 
 def fingerprint(student: str, text: str, boilerplate: frozenset = frozenset()) -> Code:
     """`text` fingerprinted, without the fingerprints in `boilerplate` (the exercise's)."""
-    return Code(student, text, {h: s for h, s in kgrams(text).items() if h not in boilerplate})
-
-
-def _merged(spans) -> tuple:
-    """(starts, ends) of the union of the character `spans`."""
-    starts, ends = [], []
-    for start, end in sorted(spans):
-        if ends and start <= ends[-1]:
-            ends[-1] = max(ends[-1], end)
-        else:
-            starts.append(start)
-            ends.append(end)
-    return starts, ends
+    stream = tokens(text)
+    return Code(student, text, {h: i for h, i in kgrams(stream).items() if h not in boilerplate},
+                [(start, end) for _, start, end in stream])
 
 
 def compare(a: Code, b: Code) -> Pair:
-    common = a.spans.keys() & b.spans.keys()
+    common = a.starts.keys() & b.starts.keys()
     if not common:
         return Pair(a, b, 0.0, (0.0, 0.0), 0)
-    sides = (len(common) / len(a.spans), len(common) / len(b.spans))
-    slices = tuple(_merged(s for h in common for s in code.spans[h]) for code in (a, b))
+    sides = (len(common) / len(a.starts), len(common) / len(b.starts))
+    slices = (a.passages(common), b.passages(common))
     shared = sum(end - start for start, end in zip(*slices[0]))
     return Pair(a, b, sum(sides) / 2, sides, shared, slices)
 
@@ -149,7 +157,7 @@ def collect(paths, assignment, course) -> tuple:
     """([Code] of each submitted notebook of `assignment` under `paths`, found as `grade` finds
     them, [(student, why)] of those that could not be read)."""
     from ..grading.grade import discover
-    boilerplate = frozenset(kgrams("\n\n".join(provided_cells(assignment))))
+    boilerplate = exercise_fingerprints(assignment)
     codes, unreadable = [], []
     for submission in discover(paths, course, assignment.id):
         if submission.status != "graded" or submission.assignment_id != assignment.id:
@@ -185,7 +193,7 @@ def _marked(text: str, spans) -> str:
 def _own_lines(code: Code, slices) -> str:
     """The lines of `code` that hold its own fingerprints, the shared passages (`slices`:
     (starts, ends)) marked; a run of other lines (the exercise's code) shows as one "…"."""
-    own = sorted(span for spans in code.spans.values() for span in spans)
+    own = list(zip(*code.passages(code.starts)))
     shared = sorted(zip(*slices))
     out, at, skipped = [], 0, False
     for line in code.text.splitlines(keepends=True):
@@ -224,7 +232,7 @@ def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top:
 {100 * p.similarity:.0f} %</h2><div class="side-by-side">
 {_side(p.a, p.sides[0], p.slices[0])}{_side(p.b, p.sides[1], p.slices[1])}
 </div></section>""" for i, p in enumerate(shown, start=1))
-    empty = [c.student for c in codes if not c.spans]
+    empty = [c.student for c in codes if not c.starts]
     notes = "".join(f"<li>{e(s)}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
         f"<li>{e(s)}: no code of their own (the exercise's code only)</li>" for s in empty)
     return f"""<!DOCTYPE html>
