@@ -57,6 +57,21 @@ class Code:
     def hashes(self) -> frozenset:
         return frozenset(self.starts)
 
+    def covered(self, hashes) -> int:
+        """Characters of the tokens that the k-grams `hashes` cover (runs of token indices
+        merged, then measured with the tokens' cumulative lengths)."""
+        total, run = 0, None
+        for i in sorted(i for h in hashes for i in self.starts[h]):
+            if run and i <= run[1]:
+                run[1] = i + K
+                continue
+            total += self._length(*run) if run else 0
+            run = [i, i + K]
+        return total + (self._length(*run) if run else 0)
+
+    def _length(self, first: int, stop: int) -> int:
+        return sum(end - start for start, end in self.tokens[first:stop])
+
     def passages(self, hashes) -> tuple:
         """(starts, ends) of the text that the k-grams `hashes` cover: their tokens, those with
         only blanks between them joined (a comment or docstring between them is not covered)."""
@@ -78,8 +93,13 @@ class Pair:
     b: Code
     similarity: float            # the mean of the two sides
     sides: tuple                 # (share of a's fingerprints found in b, share of b's found in a)
-    shared: int                  # characters of a's text in shared passages
-    slices: tuple = field(repr=False, default=(((), ()), ((), ())))  # ((starts, ends) in a, in b)
+    shared: int                  # characters of a's tokens in shared k-grams
+
+    @property
+    def slices(self) -> tuple:
+        """((starts, ends) of the shared passages in a's text, in b's)."""
+        common = self.a.starts.keys() & self.b.starts.keys()
+        return self.a.passages(common), self.b.passages(common)
 
 
 def provided_cells(assignment) -> list:
@@ -137,9 +157,7 @@ def compare(a: Code, b: Code) -> Pair:
     if not common:
         return Pair(a, b, 0.0, (0.0, 0.0), 0)
     sides = (len(common) / len(a.starts), len(common) / len(b.starts))
-    slices = (a.passages(common), b.passages(common))
-    shared = sum(end - start for start, end in zip(*slices[0]))
-    return Pair(a, b, sum(sides) / 2, sides, shared, slices)
+    return Pair(a, b, sum(sides) / 2, sides, a.covered(common))
 
 
 def rank(codes: list) -> list:
@@ -230,7 +248,7 @@ def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top:
     sides = "".join(
         f"""<section class="pair" id="pair-{i}"><h2>{i}. {e(p.a.student)} and {e(p.b.student)}:
 {100 * p.similarity:.0f} %</h2><div class="side-by-side">
-{_side(p.a, p.sides[0], p.slices[0])}{_side(p.b, p.sides[1], p.slices[1])}
+{''.join(_side(c, share, where) for c, share, where in zip((p.a, p.b), p.sides, p.slices))}
 </div></section>""" for i, p in enumerate(shown, start=1))
     empty = [c.student for c in codes if not c.starts]
     notes = "".join(f"<li>{e(s)}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
