@@ -6,44 +6,85 @@ Compares the code cells of every pair of submitted notebooks of one assignment a
                                      by side with the shared passages marked
   OUT/similarity-<assignment>.csv    rank, the two students, the similarities, shared characters
 
-The comparison is copydetect's (MIT; the winnowing fingerprints of MOSS): each submission's code
-is tokenized with Pygments, names become V/F/O, strings S, comments and whitespace go, so
-renamed variables and added comments change nothing; fingerprints are sets, so reordered
-functions and cells change little. What the exercise itself provides is removed first: every
-line of a submission that is a line of the released notebook's code cells (the stubs'
-signatures and docstrings, the provided helpers, plots and check cells) is left out, and so are
-the fingerprints of the exercise's code, should a student have reformatted it.
+The comparison (the k-gram fingerprints of MOSS and Dolos, on normalised tokens):
 
-A pair's similarity is the mean of its two sides: the share of each submission's own code
-(after the provided code is removed) that is found in the other. The mean ranks a short
-submission, most of whose few lines any solution has, below a pair that shares most of both.
-Similar code is a reason to look, never proof: the page shows what is shared.
+- Each submission's code cells (grade cells excluded) are cut into tokens with Pygments; every
+  name becomes V (an attribute after `.` keeps its name: `.value`, `np.sqrt` are the exercise's
+  API, not the student's choice), every string S; comments, docstrings and layout go. Renamed
+  variables, added comments and reformatting change nothing.
+- Its fingerprints are the set of its k-grams, K = 15 consecutive tokens (hashed with BLAKE2b,
+  the same in every run). A set: reordered functions, cells and statements change only the
+  k-grams across the seams.
+- The exercise is subtracted at the fingerprint level: the k-grams of the released notebook's
+  code (the stubs' signatures and docstrings, the provided helpers, plots and check cells) are
+  removed from every submission's set. What is left is the student's own code; a notebook
+  handed in as released has none.
+- A pair's similarity is the mean of its two sides, |A ∩ B| / |A| and |A ∩ B| / |B|: the
+  share of each one's own fingerprints found in the other. The mean ranks a short submission,
+  most of whose few k-grams any solution has, below a pair that shares most of both.
+
+K = 15 was chosen by measuring on the planted class of tests/similarity_class.py (12 honest
+students and 10 planted pairs for each of 01 and 06; benchmarks/similarity.py --planted): every
+planted pair first, with the margins given in docs/INSTRUCTORS.md. Similar code is a reason to
+look, never proof: the page shows what is shared.
 """
 from __future__ import annotations
 
+import hashlib
 import html
-import io
 import itertools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..grading import report
-from ..course.notebook import NotebookError, code_cells, line_key, read_notebook
+from ..course.notebook import NotebookError, code_cells, read_notebook
 
-# copydetect's defaults: k-grams of 25 characters of the filtered code (shorter matches are
-# noise), and every shared passage of 30 or more characters is found (the winnowing window).
-NOISE, GUARANTEE = 25, 30
-WINDOW = GUARANTEE - NOISE + 1
+K = 15                   # tokens per k-gram: shorter matches are what any solution has in common
 TABLE_ROWS = 500         # pairs listed in the page's ranking (all of them are in the CSV)
 
 
 @dataclass
 class Code:
-    """One submission's own code, and its fingerprints (copydetect's CodeFingerprint)."""
+    """One submission's code cells, its tokens' (start, end) in `text`, and the fingerprints of
+    its own code: {k-gram hash: [the index of its first token, at each occurrence]}."""
     student: str
     text: str
-    fingerprint: object = field(repr=False)
+    starts: dict = field(repr=False)
+    tokens: list = field(repr=False, default_factory=list)
+
+    @property
+    def hashes(self) -> frozenset:
+        return frozenset(self.starts)
+
+    def covered(self, hashes) -> int:
+        """Characters of the tokens that the k-grams `hashes` cover (runs of token indices
+        merged, then measured with the tokens' cumulative lengths)."""
+        total, run = 0, None
+        for i in sorted(i for h in hashes for i in self.starts[h]):
+            if run and i <= run[1]:
+                run[1] = i + K
+                continue
+            total += self._length(*run) if run else 0
+            run = [i, i + K]
+        return total + (self._length(*run) if run else 0)
+
+    def _length(self, first: int, stop: int) -> int:
+        return sum(end - start for start, end in self.tokens[first:stop])
+
+    def passages(self, hashes) -> tuple:
+        """(starts, ends) of the text that the k-grams `hashes` cover: their tokens, those with
+        only blanks between them joined (a comment or docstring between them is not covered)."""
+        covered = sorted({i + j for h in hashes for i in self.starts[h] for j in range(K)})
+        starts, ends = [], []
+        for i in covered:
+            start, end = self.tokens[i]
+            if ends and not self.text[ends[-1]:start].strip():
+                ends[-1] = end
+            else:
+                starts.append(start)
+                ends.append(end)
+        return starts, ends
 
 
 @dataclass
@@ -51,9 +92,14 @@ class Pair:
     a: Code
     b: Code
     similarity: float            # the mean of the two sides
-    sides: tuple                 # (share of a's code found in b, share of b's found in a)
-    shared: int                  # characters of a's filtered code in shared passages
-    slices: tuple = field(repr=False, default=((), ()))  # (starts, ends) in a.text and b.text
+    sides: tuple                 # (share of a's fingerprints found in b, share of b's found in a)
+    shared: int                  # characters of a's tokens in shared k-grams
+
+    @property
+    def slices(self) -> tuple:
+        """((starts, ends) of the shared passages in a's text, in b's)."""
+        common = self.a.starts.keys() & self.b.starts.keys()
+        return self.a.passages(common), self.b.passages(common)
 
 
 def provided_cells(assignment) -> list:
@@ -61,37 +107,57 @@ def provided_cells(assignment) -> list:
     return [code for _, code in code_cells(read_notebook(assignment.exercise_path()))]
 
 
-def own_code(notebook: dict, provided: list) -> str:
-    """The notebook's code cells (grade cells excluded) without the exercise's code: the lines
-    that are also lines of the exercise (`provided`; whitespace aside) are left out, so what is
-    left of a stub is the body the student wrote, and of an unchanged cell nothing."""
-    given = {line_key(line) for code in provided for line in code.splitlines()}
-    cells = ["\n".join(line for line in code.splitlines() if line_key(line) not in given)
-             for _, code in code_cells(notebook)]
-    return "\n\n".join(cell for cell in cells if cell.strip())
+def tokens(text: str) -> list:
+    """[(token, start, end)] of `text`, normalised: names V (attributes after `.` as written),
+    strings S (one S for adjacent parts), comments, docstrings and whitespace left out."""
+    from pygments.lexers import PythonLexer
+    from pygments.token import Comment, Name, String, Text, Whitespace
+    out, previous = [], None
+    for start, kind, value in PythonLexer().get_tokens_unprocessed(text):
+        if kind in Comment or kind in Whitespace or kind in String.Doc or not value.strip():
+            continue
+        if kind in String:
+            token = "S"
+        elif kind in Name and previous != ".":
+            token = "V"
+        else:
+            token = value.strip()
+        previous = value.strip()
+        if token == "S" and out and out[-1][0] == "S":
+            out[-1] = ("S", out[-1][1], start + len(value))     # "a" "b", f-string parts: one S
+            continue
+        out.append((token, start, start + len(value)))
+    return out
+
+
+def kgrams(stream: list) -> dict:
+    """{hash of each k-gram of the `stream` of tokens: [index of its first token, each time]}."""
+    found = {}
+    for i in range(len(stream) - K + 1):
+        key = hashlib.blake2b("\x1f".join(t for t, _, _ in stream[i:i + K]).encode(),
+                              digest_size=8).digest()
+        found.setdefault(key, []).append(i)
+    return found
+
+
+def exercise_fingerprints(assignment) -> frozenset:
+    """The hashes of the k-grams of the released exercise's code cells."""
+    return frozenset(kgrams(tokens("\n\n".join(provided_cells(assignment)))))
 
 
 def fingerprint(student: str, text: str, boilerplate: frozenset = frozenset()) -> Code:
-    """`text` fingerprinted, without the fingerprints in `boilerplate`. They are removed here
-    rather than by copydetect's `boilerplate` argument, whose np.intersect1d(assume_unique=True)
-    is wrong when a fingerprint occurs twice in a file."""
-    from copydetect import CodeFingerprint
-    from copydetect.utils import get_token_coverage
-    code = CodeFingerprint(f"{student}.py", NOISE, WINDOW, language="python", fp=io.StringIO(text))
-    if boilerplate:
-        code.hashes = code.hashes - boilerplate
-        code.hash_idx = {h: i for h, i in code.hash_idx.items() if h not in boilerplate}
-        code.token_coverage = get_token_coverage(code.hash_idx, NOISE, len(code.filtered_code))
-    return Code(student, text, code)
+    """`text` fingerprinted, without the fingerprints in `boilerplate` (the exercise's)."""
+    stream = tokens(text)
+    return Code(student, text, {h: i for h, i in kgrams(stream).items() if h not in boilerplate},
+                [(start, end) for _, start, end in stream])
 
 
 def compare(a: Code, b: Code) -> Pair:
-    from copydetect import compare_files
-    if not (a.fingerprint.hashes & b.fingerprint.hashes):
+    common = a.starts.keys() & b.starts.keys()
+    if not common:
         return Pair(a, b, 0.0, (0.0, 0.0), 0)
-    shared, sides, slices = compare_files(a.fingerprint, b.fingerprint)
-    sides = tuple(min(float(s), 1.0) for s in sides)
-    return Pair(a, b, sum(sides) / 2, sides, int(shared), slices)
+    sides = (len(common) / len(a.starts), len(common) / len(b.starts))
+    return Pair(a, b, sum(sides) / 2, sides, a.covered(common))
 
 
 def rank(codes: list) -> list:
@@ -100,19 +166,23 @@ def rank(codes: list) -> list:
     return sorted(pairs, key=lambda p: (-p.similarity, p.a.student, p.b.student))
 
 
+def submission_code(notebook: dict) -> str:
+    """The notebook's code cells (grade cells excluded), one after the other."""
+    return "\n\n".join(code for _, code in code_cells(notebook))
+
+
 def collect(paths, assignment, course) -> tuple:
     """([Code] of each submitted notebook of `assignment` under `paths`, found as `grade` finds
     them, [(student, why)] of those that could not be read)."""
     from ..grading.grade import discover
-    provided = provided_cells(assignment)
-    boilerplate = frozenset(fingerprint("provided", "\n\n".join(provided)).fingerprint.hashes)
+    boilerplate = exercise_fingerprints(assignment)
     codes, unreadable = [], []
     for submission in discover(paths, course, assignment.id):
         if submission.status != "graded" or submission.assignment_id != assignment.id:
             continue
         try:
             notebook = read_notebook(submission.path)
-            codes.append(fingerprint(submission.student, own_code(notebook, provided), boilerplate))
+            codes.append(fingerprint(submission.student, submission_code(notebook), boilerplate))
         except NotebookError as error:
             unreadable.append((submission.student, str(error)))
         except Exception as error:      # one notebook never stops the comparison of the others
@@ -121,9 +191,13 @@ def collect(paths, assignment, course) -> tuple:
 
 
 # -- the page and the CSV ----------------------------------------------------------------------
-def _marked(text: str, slices) -> str:
-    """`text` escaped for HTML, with the passages in `slices` ((starts, ends)) in <mark>."""
-    spans = sorted(zip(*(list(map(int, s)) for s in slices))) if len(slices[0]) else []
+def _clipped(spans, start: int, end: int) -> list:
+    """The parts of the character `spans` ((start, end), sorted) within [start, end)."""
+    return [(max(s, start), min(e, end)) for s, e in spans if s < end and e > start]
+
+
+def _marked(text: str, spans) -> str:
+    """`text` escaped for HTML, with the character `spans` ((start, end), sorted) in <mark>."""
     out, at = [], 0
     for start, end in spans:
         start = max(start, at)
@@ -134,9 +208,28 @@ def _marked(text: str, slices) -> str:
     return "".join(out + [html.escape(text[at:])])
 
 
+def _own_lines(code: Code, slices) -> str:
+    """The lines of `code` that hold its own fingerprints, the shared passages (`slices`:
+    (starts, ends)) marked; a run of other lines (the exercise's code) shows as one "…"."""
+    own = list(zip(*code.passages(code.starts)))
+    shared = sorted(zip(*slices))
+    out, at, skipped = [], 0, False
+    for line in code.text.splitlines(keepends=True):
+        start, end = at, at + len(line)
+        at = end
+        if _clipped(own, start, end):
+            out.append(_marked(line, [(s - start, e - start)
+                                      for s, e in _clipped(shared, start, end)]))
+            skipped = False
+        elif not skipped:
+            out.append("…\n")
+            skipped = True
+    return "".join(out)
+
+
 def _side(code: Code, share: float, slices) -> str:
     return (f"<div><h3>{html.escape(code.student)} ({100 * share:.0f} % of it shared)</h3>"
-            f"<pre>{_marked(code.text, slices)}</pre></div>\n")
+            f"<pre>{_own_lines(code, slices)}</pre></div>\n")
 
 
 def _link(rank: int) -> str:
@@ -155,9 +248,9 @@ def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top:
     sides = "".join(
         f"""<section class="pair" id="pair-{i}"><h2>{i}. {e(p.a.student)} and {e(p.b.student)}:
 {100 * p.similarity:.0f} %</h2><div class="side-by-side">
-{_side(p.a, p.sides[0], p.slices[0])}{_side(p.b, p.sides[1], p.slices[1])}
+{''.join(_side(c, share, where) for c, share, where in zip((p.a, p.b), p.sides, p.slices))}
 </div></section>""" for i, p in enumerate(shown, start=1))
-    empty = [c.student for c in codes if not c.fingerprint.hashes]
+    empty = [c.student for c in codes if not c.starts]
     notes = "".join(f"<li>{e(s)}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
         f"<li>{e(s)}: no code of their own (the exercise's code only)</li>" for s in empty)
     return f"""<!DOCTYPE html>
@@ -172,9 +265,10 @@ pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
 mark {{ background: #ffd966; }} .score {{ font-weight: bold; }}
 </style></head><body>
 <h1>{e(assignment.id)} — similar submissions</h1>
-<p>{len(codes)} submissions, {len(pairs)} pairs compared by copydetect, after removing the code
-the exercise provides. Similarity: the mean of the shares of each one's own code found in the
-other (both shares are given). Marked: the shared passages. Similar code is a reason to look,
+<p>{len(codes)} submissions, {len(pairs)} pairs compared by their fingerprints (runs of {K}
+tokens, names and strings normalised), after removing those of the code the exercise provides.
+Similarity: the mean of the shares of each one's own fingerprints found in the other (both
+shares are given). Marked: the shared passages. Similar code is a reason to look,
 not proof of copying.</p>
 {f"<ul id='notes'>{notes}</ul>" if notes else ""}
 <table id="pairs"><thead><tr><th>rank</th><th>student</th><th>student</th><th>similarity</th>
@@ -203,9 +297,9 @@ def write(out: Path, assignment, pairs: list, codes: list, unreadable: list, top
 
 def main(args, course) -> int:
     try:
-        import copydetect  # noqa: F401
+        import pygments  # noqa: F401
     except ImportError:
-        print("error: the similarity check needs copydetect: pip install -e '.[similarity]'",
+        print("error: the similarity check needs pygments: pip install -e '.[similarity]'",
               file=sys.stderr)
         return 2
     assignment = course.assignment(args.assignment)
