@@ -4,6 +4,8 @@ The API follows "DP: a lightweight library for teaching differentiable programmi
 al., 2019). The public names and their signatures are listed in `dp.api.STABLE_API`.
 """
 from . import allocator, data, init
+from .conv import (Statistics, avgpool2d, conv2d, inv_std_dev, maxpool2d,
+                   per_dim_mean_var_norm)
 from .init import seed
 from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
 from .model import BatchNorm, Dense, Dropout, Layer, Model, NeuralNode
@@ -26,4 +28,5 @@ __all__ = [
     "Optimizer", "SGD", "SGD_Momentum", "RMSProp", "RMS_Prop", "Adam",
     "one_hot", "batches", "gradcheck", "GradcheckError", "numerical_gradient", "relative_error",
     "seed", "init", "data", "Helper", "optimizer",
+    "conv2d", "maxpool2d", "avgpool2d", "inv_std_dev", "per_dim_mean_var_norm", "Statistics",
 ]
