@@ -78,3 +78,51 @@ class OtherLoad:
         note = f"other processes used {self.cores:.2f} of {os.cpu_count()} cores meanwhile"
         return note + (" -- the machine was busy: these timings are unreliable"
                        if self.cores > 0.25 else "")
+
+
+def one_thread():
+    """Limit the BLAS and PyTorch to one thread: call before NumPy is imported (the variables),
+    and again after (threadpoolctl and torch.set_num_threads, when they are installed)."""
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    try:
+        import threadpoolctl
+        threadpoolctl.threadpool_limits(limits=1)
+    except ImportError:
+        pass
+
+
+def median_times(steps: dict, repeats: int, warmup: int = 3) -> dict:
+    """{name: step function} -> {name: median seconds per call}: after `warmup` calls of each,
+    `repeats` rounds in which the functions take turns, so that a slow phase of the machine hits
+    them all alike."""
+    import statistics
+    import time
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    seconds = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            start = time.perf_counter()
+            step()
+            seconds[name].append(time.perf_counter() - start)
+    return {name: statistics.median(s) for name, s in seconds.items()}
+
+
+def import_torch(threads=1):
+    """PyTorch limited to `threads`, or None when it is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    return torch
+
+
+def print_side_by_side(title: str, per_step: dict, reference: str = "dp"):
+    """One line per implementation: ms per step and the ratio of `reference` to it."""
+    print(title)
+    for name, seconds in per_step.items():
+        ratio = per_step[reference] / seconds
+        print(f"  {name:<8} {seconds * 1e3:9.2f} ms/step   {reference}/{name} = {ratio:.2f}")
