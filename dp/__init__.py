@@ -7,6 +7,8 @@ from . import allocator, data, init
 from .conv import (Statistics, avgpool2d, conv2d, inv_std_dev, maxpool2d,
                    per_dim_mean_var_norm)
 from .init import seed
+from .loops import (Input, PastValue, SequenceNode, evaluation_order, lstm, run,
+                    strongly_connected_components)
 from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
 from .model import BatchNorm, Dense, Dropout, Layer, Model, NeuralNode
 from .node import (Node, ShapeError, as_array, compat_2019, concatenate, custom_op, detect_anomaly,
@@ -29,4 +31,6 @@ __all__ = [
     "one_hot", "batches", "gradcheck", "GradcheckError", "numerical_gradient", "relative_error",
     "seed", "init", "data", "Helper", "optimizer",
     "conv2d", "maxpool2d", "avgpool2d", "inv_std_dev", "per_dim_mean_var_norm", "Statistics",
+    "Input", "PastValue", "SequenceNode", "run", "evaluation_order", "strongly_connected_components",
+    "lstm",
 ]
