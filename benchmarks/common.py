@@ -120,9 +120,39 @@ def import_torch(threads=1):
     return torch
 
 
-def print_side_by_side(title: str, per_step: dict, reference: str = "dp"):
-    """One line per implementation: ms per step and the ratio of `reference` to it."""
-    print(title)
+def benchmark_arguments(doc: str, argv=None):
+    """--repeats and --dtype, the options of the scripts that compare one step with PyTorch."""
+    import argparse
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=21, help="timed steps of each (default 21)")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    return parser.parse_args(argv)
+
+
+def agree(name: str, theirs: dict, reference: dict, tolerance: float):
+    """Stop the script unless every array of `theirs` is within `tolerance` of `reference`'s
+    (relative to the largest magnitude of the reference array)."""
+    import sys
+    import numpy as np
+    for key, value in theirs.items():
+        scale = max(float(np.abs(reference[key]).max()), 1e-12)
+        error = float(np.abs(np.asarray(value) - reference[key]).max()) / scale
+        if error > tolerance:
+            sys.exit(f"{name} disagrees with dp on {key}: relative error {error:.2g}")
+
+
+def time_side_by_side(steps: dict, repeats: int, torch_target: float = 2.0) -> dict:
+    """Time the step functions (`median_times`) and print one line per implementation: ms per
+    step and the ratio of dp to it; then whether dp <= torch_target x torch, and how busy the
+    machine was. Returns {name: seconds per step}."""
+    with OtherLoad() as load:
+        per_step = median_times(steps, repeats)
+    print("forward + backward, median per step:")
     for name, seconds in per_step.items():
-        ratio = per_step[reference] / seconds
-        print(f"  {name:<8} {seconds * 1e3:9.2f} ms/step   {reference}/{name} = {ratio:.2f}")
+        print(f"  {name:<8} {seconds * 1e3:9.2f} ms/step   dp/{name} = {per_step['dp'] / seconds:.2f}")
+    if "torch" in per_step:
+        verdict = "met" if per_step["dp"] <= torch_target * per_step["torch"] else "MISSED"
+        print(f"target dp <= {torch_target:g} x torch: {verdict}")
+    if load.warning():
+        print(load.warning())
+    return per_step

@@ -11,13 +11,13 @@ targets"): dp <= 2 x PyTorch.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # this checkout's dp, and common.py
-from common import OtherLoad, import_torch, machine, median_times, one_thread, print_side_by_side  # noqa: E402
+from common import (agree, benchmark_arguments, import_torch, machine, one_thread,  # noqa: E402
+                    time_side_by_side)
 
 one_thread()
 import numpy as np  # noqa: E402
@@ -124,10 +124,7 @@ def torch_step_function(torch, weights):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=21, help="timed steps of each (default 21)")
-    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
-    args = parser.parse_args(argv)
+    args = benchmark_arguments(__doc__, argv)
     dtype = np.dtype(args.dtype).type
     torch = import_torch(threads=1)
     digits = dp.data.mnist(verbose=False)
@@ -145,24 +142,15 @@ def main(argv=None):
     reference = steps["dp"]()
     tolerance = 1e-4 if dtype is np.float32 else 1e-9
     for name, step in steps.items():
-        for key, value in step().items():
-            value = value.detach().numpy() if torch and name == "torch" else value
-            error = np.abs(value - reference[key]).max() / max(np.abs(reference[key]).max(), 1e-12)
-            if error > tolerance:
-                sys.exit(f"{name} disagrees with dp on {key}: relative error {error:.2g}")
+        theirs = step()
+        agree(name, {k: v.detach().numpy() if name == "torch" else v for k, v in theirs.items()},
+              reference, tolerance)
     print(machine())
     print(f"LeNet-5, batch {BATCH}, {args.dtype}, 1 thread; gradients agree "
           f"(relative error <= {tolerance:g}); source: {digits.source}")
     if not torch:
         print("PyTorch is not installed (make torch): no comparison with it")
-    with OtherLoad() as load:
-        per_step = median_times(steps, args.repeats)
-    print_side_by_side("forward + backward, median per step:", per_step)
-    if torch:
-        verdict = "met" if per_step["dp"] <= 2 * per_step["torch"] else "MISSED"
-        print(f"target dp <= 2 x torch: {verdict}")
-    if load.warning():
-        print(load.warning())
+    time_side_by_side(steps, args.repeats)
 
 
 if __name__ == "__main__":

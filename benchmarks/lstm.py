@@ -11,13 +11,13 @@ PyTorch.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]  # this checkout's dp, and common.py
-from common import OtherLoad, import_torch, machine, median_times, one_thread, print_side_by_side  # noqa: E402
+from common import (agree, benchmark_arguments, import_torch, machine, one_thread,  # noqa: E402
+                    time_side_by_side)
 
 one_thread()
 import numpy as np  # noqa: E402
@@ -50,10 +50,7 @@ def torch_step_function(torch, weights):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=21, help="timed steps of each (default 21)")
-    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
-    args = parser.parse_args(argv)
+    args = benchmark_arguments(__doc__, argv)
     dtype = np.dtype(args.dtype).type
     rng = np.random.default_rng(0)
     scale = 1 / np.sqrt(UNITS)
@@ -71,22 +68,12 @@ def main(argv=None):
         steps["torch"] = lambda: torch_step(tx, tu)
         reference, theirs = steps["dp"](), steps["torch"]()
         tolerance = 1e-3 if dtype is np.float32 else 1e-9
-        for key, value in theirs.items():
-            error = np.abs(value.detach().numpy() - reference[key]).max() / np.abs(reference[key]).max()
-            if error > tolerance:
-                sys.exit(f"torch disagrees with dp on {key}: relative error {error:.2g}")
+        agree("torch", {k: v.detach().numpy() for k, v in theirs.items()}, reference, tolerance)
         print(f"gradients of dp and torch agree (relative error <= {tolerance:g})")
     else:
         print("PyTorch is not installed (make torch): no comparison with it")
     print(f"LSTM {UNITS} units, {STEPS} steps, batch {BATCH}, {INPUTS} inputs, {args.dtype}, 1 thread")
-    with OtherLoad() as load:
-        per_step = median_times(steps, args.repeats)
-    print_side_by_side("forward + backward, median per step:", per_step)
-    if torch:
-        verdict = "met" if per_step["dp"] <= 2 * per_step["torch"] else "MISSED"
-        print(f"target dp <= 2 x torch: {verdict}")
-    if load.warning():
-        print(load.warning())
+    time_side_by_side(steps, args.repeats)
 
 
 if __name__ == "__main__":
