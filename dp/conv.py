@@ -62,9 +62,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0) -> Node:
         y[n, f, i, j] = b[f] + sum_{c, p, q} w[f, c, p, q] x_pad[n, c, i S + p, j S + q]
 
     x (N, C, H, W), weight (F, C, KH, KW), bias (F,) or None -> y (N, F, OH, OW).
-    Computed as one matrix product (im2col): the windows as rows X (N OH OW, C KH KW), the kernels
-    as W (F, C KH KW), Y = X W^T. Backward, with G the upstream gradient as (N OH OW, F):
-    d/dW = G^T X,  d/db = sum of G over n, i, j,  d/dX = G W, folded back onto the pixels.
+    Computed as matrix products (im2col): for each image n, its windows as the columns of
+    X_n (C KH KW, OH OW), the kernels as the rows of W (F, C KH KW): Y_n = W X_n. Backward, with
+    G_n (F, OH OW) the upstream gradient of image n:
+    d/dW = sum_n G_n X_n^T,  d/db = sum of G over n, i, j,  d/dX_n = W^T G_n folded onto the pixels.
     """
     x, weight = _node(x), _node(weight)
     stride, padding = _pair(stride, "stride", "conv2d", 1), _pair(padding, "padding", "conv2d", 0)
@@ -74,29 +75,24 @@ def conv2d(x, weight, bias=None, stride=1, padding=0) -> Node:
     f, c, kh, kw = weight.shape
     windows = _windows(x.value, (kh, kw), stride, padding, "conv2d")
     n, _, oh, ow = windows.shape[:4]
-    rows = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)  # im2col: a copy
+    columns = windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * kh * kw, oh * ow)  # a copy
     kernels = weight.value.reshape(f, c * kh * kw)
-    y = rows @ kernels.T
+    y = (kernels @ columns).reshape(n, f, oh, ow)
 
     def to_input(g):
-        g_windows = (_rows(g) @ kernels).reshape(n, oh, ow, c, kh, kw)
-        return _fold(lambda p, q: g_windows[..., p, q].transpose(0, 3, 1, 2), x.shape, (kh, kw),
-                     stride, padding, g.dtype)
+        g_windows = (kernels.T @ g.reshape(n, f, oh * ow)).reshape(n, c, kh, kw, oh, ow)
+        return _fold(lambda p, q: g_windows[:, :, p, q], x.shape, (kh, kw), stride, padding,
+                     g.dtype)
     inputs = [(x, to_input),
-              (weight, lambda g: (_rows(g).T @ rows).reshape(weight.shape))]
+              (weight, lambda g: (g.reshape(n, f, oh * ow) @ columns.transpose(0, 2, 1))
+                                 .sum(axis=0).reshape(weight.shape))]
     if bias is not None:
         bias = _node(bias)
         if bias.shape != (f,):
             raise ShapeError(f"conv2d: bias {bias.shape} for weight {weight.shape}: expected ({f},)")
-        y += bias.value
+        y += bias.value[:, None, None]
         inputs.append((bias, lambda g: g.sum(axis=(0, 2, 3))))
-    value = np.ascontiguousarray(y.reshape(n, oh, ow, f).transpose(0, 3, 1, 2))
-    return Node._result(value, "conv2d", *inputs)
-
-
-def _rows(g):
-    """The upstream gradient (N, F, OH, OW) as the rows of im2col: (N OH OW, F)."""
-    return g.transpose(0, 2, 3, 1).reshape(-1, g.shape[1])
+    return Node._result(y, "conv2d", *inputs)
 
 
 def _pool_arguments(op_name, size, stride, padding):
