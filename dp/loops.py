@@ -309,10 +309,10 @@ def _run_loop(order, full, length, needed) -> dict:
 
 
 def _stack(values) -> Node:
-    """Step values (B, ...) -> one sequence (T, B, ...) (a delay's initial value broadcast)."""
-    shape = np.broadcast_shapes(*(v.shape for v in values))
-    return concatenate([(v if v.shape == shape else v + np.zeros(shape, v.dtype)).reshape((1,) + shape)
-                        for v in values], axis=0)
+    """Step values (B, ...) -> one sequence (T, B, ...), a delay's initial value broadcast.
+    d/d values[t] = g[t] (summed back over the axes a broadcast added)."""
+    value = np.stack(np.broadcast_arrays(*(v.value for v in values)))
+    return Node._result(value, "stack", *((v, lambda g, t=t: g[t]) for t, v in enumerate(values)))
 
 
 # -- a network built from nodes and delays -------------------------------------------------------
@@ -326,13 +326,13 @@ def lstm(x, W, U, b, h0=None, c0=None):
         c_t = f * c_{t-1} + i * g,   h_t = o * tanh(c_t)
 
     h0, c0: the states before the first step (numbers, arrays (m,) or (B, m), or Nodes), zeros by
-    default. x W is outside the loop (one product for every step); the rest is inside.
+    default.
     """
     m = U.shape[0]
     zeros = np.zeros(m, U.dtype)
     h_prev = PastValue(zeros if h0 is None else h0)
     c_prev = PastValue(zeros if c0 is None else c0)
-    z = x @ W + h_prev @ U + b
+    z = (x @ W + b) + h_prev @ U     # x W + b outside the loop: one product for all steps
     s = z.sigmoid()                  # one op for the three sigmoid gates (and g's unused part)
     i, f, o = (s[..., k * m:(k + 1) * m] for k in (0, 1, 3))
     c = f * c_prev + i * z[..., 2 * m:3 * m].tanh()
