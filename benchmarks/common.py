@@ -92,21 +92,22 @@ def one_thread():
         pass
 
 
-def median_times(steps: dict, repeats: int, warmup: int = 3) -> dict:
+def median_times(steps: dict, repeats: int, warmup: int = 3, clock=None) -> dict:
     """{name: step function} -> {name: median seconds per call}: after `warmup` calls of each,
     `repeats` rounds in which the functions take turns, so that a slow phase of the machine hits
-    them all alike."""
+    them all alike. `clock`: time.perf_counter (wall, the default) or time.process_time."""
     import statistics
     import time
+    clock = clock or time.perf_counter
     for step in steps.values():
         for _ in range(warmup):
             step()
     seconds = {name: [] for name in steps}
     for _ in range(repeats):
         for name, step in steps.items():
-            start = time.perf_counter()
+            start = clock()
             step()
-            seconds[name].append(time.perf_counter() - start)
+            seconds[name].append(clock() - start)
     return {name: statistics.median(s) for name, s in seconds.items()}
 
 
@@ -126,6 +127,9 @@ def benchmark_arguments(doc: str, argv=None):
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=21, help="timed steps of each (default 21)")
     parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: elapsed time (default); cpu: this process's CPU time, which "
+                             "leaves out the time other processes held the core (one thread)")
     return parser.parse_args(argv)
 
 
@@ -141,13 +145,15 @@ def agree(name: str, theirs: dict, reference: dict, tolerance: float):
             sys.exit(f"{name} disagrees with dp on {key}: relative error {error:.2g}")
 
 
-def time_side_by_side(steps: dict, repeats: int, torch_target: float = 2.0) -> dict:
-    """Time the step functions (`median_times`) and print one line per implementation: ms per
-    step and the ratio of dp to it; then whether dp <= torch_target x torch, and how busy the
-    machine was. Returns {name: seconds per step}."""
+def time_side_by_side(steps: dict, args, torch_target: float = 2.0) -> dict:
+    """Time the step functions (`median_times`, args.repeats rounds on args.clock) and print one
+    line per implementation: ms per step and the ratio of dp to it; then whether
+    dp <= torch_target x torch, and how busy the machine was. Returns {name: seconds per step}."""
+    import time
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     with OtherLoad() as load:
-        per_step = median_times(steps, repeats)
-    print("forward + backward, median per step:")
+        per_step = median_times(steps, args.repeats, clock=clock)
+    print(f"forward + backward, median per step ({args.clock} clock):")
     for name, seconds in per_step.items():
         print(f"  {name:<8} {seconds * 1e3:9.2f} ms/step   dp/{name} = {per_step['dp'] / seconds:.2f}")
     if "torch" in per_step:

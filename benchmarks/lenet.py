@@ -1,7 +1,7 @@
 """LeNet-5 forward and backward on a batch of 64 MNIST digits, one thread: dp against a
 hand-written NumPy step and PyTorch on the CPU (when installed), side by side.
 
-    python benchmarks/lenet.py [--repeats N] [--dtype float32|float64]
+    python benchmarks/lenet.py [--repeats N] [--dtype float32|float64] [--clock wall|cpu]
 
 The network: conv 1->6 5x5 (padding 2), ReLU, max pool 2; conv 6->16 5x5, ReLU, max pool 2;
 dense 400-120-84-10 with ReLU; softmax cross-entropy. One step is the forward pass and the
@@ -150,7 +150,7 @@ def main(argv=None):
           f"(relative error <= {tolerance:g}); source: {digits.source}")
     if not torch:
         print("PyTorch is not installed (make torch): no comparison with it")
-    time_side_by_side(steps, args.repeats)
+    time_side_by_side(steps, args)
 
 
 if __name__ == "__main__":

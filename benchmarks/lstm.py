@@ -2,7 +2,7 @@
 built from nodes and delay nodes, `dp.lstm`, run by `dp.run`) against torch.nn.LSTM (when
 installed), side by side.
 
-    python benchmarks/lstm.py [--repeats N] [--dtype float32|float64]
+    python benchmarks/lstm.py [--repeats N] [--dtype float32|float64] [--clock wall|cpu]
 
 One step is the forward pass over the sequence and the gradients of W, U and b for the loss
 sum(h * u) (u random). Both start from the same weights; their gradients are compared before
@@ -73,7 +73,7 @@ def main(argv=None):
     else:
         print("PyTorch is not installed (make torch): no comparison with it")
     print(f"LSTM {UNITS} units, {STEPS} steps, batch {BATCH}, {INPUTS} inputs, {args.dtype}, 1 thread")
-    time_side_by_side(steps, args.repeats)
+    time_side_by_side(steps, args)
 
 
 if __name__ == "__main__":

@@ -352,23 +352,20 @@ class Node:
         b_vector = b.ndim == 1 and not _state["compat_2019"]
         if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
             raise ShapeError(f"dot: {a.shape} @ {b.shape}: the inner dimensions differ")
-        a2 = a if a.ndim > 1 else a[None, :]
+        stacked = a.ndim > 2 and b.ndim <= 2  # a stack of matrices times one matrix: one product
+        a2 = a.reshape(-1, a.shape[-1]) if stacked else a if a.ndim > 1 else a[None, :]
         b2 = b if b.ndim > 1 else b[:, None]
-        out2 = a2 @ b2
+        out2 = a2 @ b2                    # (and d/db = a2^T g sums over the stack in it)
 
         def to_a(g):
             ga = g.reshape(out2.shape) @ b2.swapaxes(-1, -2)
-            return ga[..., 0, :] if a.ndim == 1 else ga
+            return ga[..., 0, :] if a.ndim == 1 else ga.reshape(a.shape) if stacked else ga
 
         def to_b(g):
-            if a2.ndim > 2 and b2.ndim == 2:  # a stack of matrices times one: the sum over the
-                k, n = b2.shape               # stack is one product, (k, stack m) @ (stack m, n)
-                gb = a2.reshape(-1, k).T @ g.reshape(-1, n)
-            else:
-                gb = a2.swapaxes(-1, -2) @ g.reshape(out2.shape)
+            gb = a2.swapaxes(-1, -2) @ g.reshape(out2.shape)
             return gb[..., 0] if b.ndim == 1 else gb
-        value = out2                      # without the axes added for 1-d operands:
-        if b_vector:
+        value = out2.reshape(a.shape[:-1] + out2.shape[-1:]) if stacked else out2
+        if b_vector:                      # without the axes added for 1-d operands:
             value = value[..., 0]         # (..., m, 1) -> (..., m)
         if a.ndim == 1:
             value = value[..., 0] if b_vector else value[..., 0, :]
