@@ -169,6 +169,26 @@ def test_order_puts_the_loop_after_what_it_reads_and_the_batched_ops_outside_it(
     assert order[2][0] is h_prev and order[2][-1] is h
 
 
+def test_numbers_and_nodes_on_the_left_are_recorded_too():
+    b = Node(np.array([1.0, 2.0]), "b")
+    x = Input("x")
+    y = 1 - x
+    z = b + 2.0 * y / 4.0
+    assert all(isinstance(node, dp.SequenceNode) for node in (y, z))
+    xs = np.random.default_rng(11).standard_normal((3, 2, 2))
+    out = dp.run(z, {"x": xs})
+    assert_allclose(out.value, [1.0, 2.0] + (1 - xs) / 2, rtol=1e-12)
+    assert_allclose(out.sum().grad()["b"], [6.0, 6.0])
+
+
+def test_without_grad_the_loop_gives_the_same_values_and_builds_no_graph():
+    p, xs = parameters(12), np.random.default_rng(13).standard_normal((5, 2, 3))
+    with dp.no_grad():
+        out = dp.run(rnn_network(p), {"x": xs})
+    assert not out.needs_grad
+    assert_allclose(out.value, dp.run(rnn_network(p), {"x": xs}).value, rtol=1e-12)
+
+
 @pytest.mark.parametrize("build, error, message", [
     (lambda: dp.run(PastValue(0.0) + Input("x"), {"x": np.zeros((2, 1))}), ValueError,
      "never connected"),
