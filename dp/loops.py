@@ -64,6 +64,11 @@ class SequenceNode(Node):
         """This node's value `steps` steps ago (`initial` before the first `steps` steps)."""
         return PastValue(initial, steps).connect(self)
 
+    @property
+    def value(self):
+        raise TypeError(f"{self!r} has no value of its own: dp.run(outputs, inputs) computes the "
+                        f"network on sequences (dp.conv2d and other functions take Nodes only)")
+
     def __repr__(self):
         return f"{type(self).__name__}(op={self.op!r})"
 
@@ -78,6 +83,8 @@ def _recorder(name):
     return record
 
 
+# Every op of Node, recorded on a SequenceNode instead of computed (and its value, shape, dtype:
+# none until `run`).
 for _name, _value in list(vars(Node).items()):
     if callable(_value) and (_name in OPERATORS or not _name.startswith("_")) and _name != "item":
         setattr(SequenceNode, _name, _recorder(_name))
@@ -106,6 +113,9 @@ class PastValue(SequenceNode):
         super().__init__(op="past_value")
         if int(steps) != steps or steps < 1:
             raise ValueError(f"PastValue: steps must be an integer >= 1, not {steps!r}")
+        if isinstance(initial, SequenceNode):
+            raise TypeError("PastValue: the initial value must be a number, an array or a Node, "
+                            "not a node of the network")
         self.initial = initial if isinstance(initial, Node) else Node(initial)
         self.steps, self.source = int(steps), None
 

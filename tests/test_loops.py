@@ -199,6 +199,9 @@ def test_without_grad_the_loop_gives_the_same_values_and_builds_no_graph():
      "lengths must be 3 integers in 1..2"),
     (lambda: PastValue(0.0, steps=0), ValueError, "steps must be an integer >= 1"),
     (lambda: PastValue().connect(np.zeros(2)), TypeError, "must be another node"),
+    (lambda: PastValue(Input("x")), TypeError, "initial value must be a number"),
+    (lambda: dp.conv2d(Input("x"), np.zeros((1, 1, 1, 1))), TypeError, "has no value of its own"),
+    (lambda: Input("x").shape, TypeError, r"dp.run\(outputs, inputs\) computes"),
 ])
 def test_errors_say_what_is_wrong(build, error, message):
     with pytest.raises(error, match=message):
