@@ -226,7 +226,7 @@ def run(outputs, inputs: dict, lengths=None):
 
 def _sequence_shape(inputs):
     shapes = {name: np.shape(value) for name, value in inputs.items()}
-    if not shapes or any(len(s) < 2 for s in shapes.values()) or len({s[:2] for s in shapes.values()}) > 1:
+    if not shapes or min(map(len, shapes.values())) < 2 or len({s[:2] for s in shapes.values()}) > 1:
         raise ShapeError(f"run: every input must be an array (T, B, ...) with the same T and B; "
                          f"got {shapes}")
     return next(iter(shapes.values()))[:2]
@@ -291,7 +291,8 @@ def _run_loop(order, full, length, needed) -> dict:
                 back = t - node.steps
                 steps[node].append(steps[node.source][back] if back >= 0 else leaf(node.initial))
                 continue
-            args, kwargs = _resolve(node, lambda a: steps[a][t] if a in members else leaf(full[a], t),
+            args, kwargs = _resolve(node,
+                                    lambda a: steps[a][t] if a in members else leaf(full[a], t),
                                     lambda a: leaf(a) if isinstance(a, Node) else a)
             steps[node].append(node.fn(*args, **kwargs))
 
@@ -302,8 +303,11 @@ def _run_loop(order, full, length, needed) -> dict:
         def to_operand(outer):
             def local(g):
                 if memo.get("g") is not g:          # one backward pass serves every operand
-                    memo.update(g=g, grads=inner.grad(g))
+                    memo.update(g=g, grads=inner.grad(g), left=len(outside))
                 grads, stand_in = memo["grads"], leaves[id(outer)]
+                memo["left"] -= 1
+                if not memo["left"]:                # the last operand: let the arrays go
+                    memo.clear()
                 if isinstance(stand_in, list):
                     return np.stack([grads.get(s.name, np.zeros_like(s.value)) for s in stand_in])
                 return grads.get(stand_in.name, np.zeros_like(outer.value))
