@@ -78,3 +78,87 @@ class OtherLoad:
         note = f"other processes used {self.cores:.2f} of {os.cpu_count()} cores meanwhile"
         return note + (" -- the machine was busy: these timings are unreliable"
                        if self.cores > 0.25 else "")
+
+
+def one_thread():
+    """Limit the BLAS and PyTorch to one thread: call before NumPy is imported (the variables),
+    and again after (threadpoolctl and torch.set_num_threads, when they are installed)."""
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    try:
+        import threadpoolctl
+        threadpoolctl.threadpool_limits(limits=1)
+    except ImportError:
+        pass
+
+
+def median_times(steps: dict, repeats: int, warmup: int = 3, clock=None) -> dict:
+    """{name: step function} -> {name: median seconds per call}: after `warmup` calls of each,
+    `repeats` rounds in which the functions take turns, so that a slow phase of the machine hits
+    them all alike. `clock`: time.perf_counter (wall, the default) or time.process_time."""
+    import statistics
+    import time
+    clock = clock or time.perf_counter
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    seconds = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            start = clock()
+            step()
+            seconds[name].append(clock() - start)
+    return {name: statistics.median(s) for name, s in seconds.items()}
+
+
+def import_torch(threads=1):
+    """PyTorch limited to `threads`, or None when it is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    return torch
+
+
+def benchmark_arguments(doc: str, argv=None):
+    """--repeats and --dtype, the options of the scripts that compare one step with PyTorch."""
+    import argparse
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=21, help="timed steps of each (default 21)")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: elapsed time (default); cpu: this process's CPU time, which "
+                             "leaves out the time other processes held the core (one thread)")
+    return parser.parse_args(argv)
+
+
+def agree(name: str, theirs: dict, reference: dict, tolerance: float):
+    """Stop the script unless every array of `theirs` is within `tolerance` of `reference`'s
+    (relative to the largest magnitude of the reference array)."""
+    import sys
+    import numpy as np
+    for key, value in theirs.items():
+        scale = max(float(np.abs(reference[key]).max()), 1e-12)
+        error = float(np.abs(np.asarray(value) - reference[key]).max()) / scale
+        if error > tolerance:
+            sys.exit(f"{name} disagrees with dp on {key}: relative error {error:.2g}")
+
+
+def time_side_by_side(steps: dict, args, torch_target: float = 2.0) -> dict:
+    """Time the step functions (`median_times`, args.repeats rounds on args.clock) and print one
+    line per implementation: ms per step and the ratio of dp to it; then whether
+    dp <= torch_target x torch, and how busy the machine was. Returns {name: seconds per step}."""
+    import time
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    with OtherLoad() as load:
+        per_step = median_times(steps, args.repeats, clock=clock)
+    print(f"forward + backward, median per step ({args.clock} clock):")
+    for name, seconds in per_step.items():
+        print(f"  {name:<8} {seconds * 1e3:9.2f} ms/step   dp/{name} = {per_step['dp'] / seconds:.2f}")
+    if "torch" in per_step:
+        verdict = "met" if per_step["dp"] <= torch_target * per_step["torch"] else "MISSED"
+        print(f"target dp <= {torch_target:g} x torch: {verdict}")
+    if load.warning():
+        print(load.warning())
+    return per_step

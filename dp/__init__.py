@@ -4,7 +4,11 @@ The API follows "DP: a lightweight library for teaching differentiable programmi
 al., 2019). The public names and their signatures are listed in `dp.api.STABLE_API`.
 """
 from . import allocator, data, init
+from .conv import (Statistics, avgpool2d, conv2d, inv_std_dev, maxpool2d,
+                   per_dim_mean_var_norm)
 from .init import seed
+from .loops import (Input, PastValue, SequenceNode, evaluation_order, lstm, run,
+                    strongly_connected_components)
 from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
 from .model import BatchNorm, Dense, Dropout, Layer, Model, NeuralNode
 from .node import (Node, ShapeError, as_array, compat_2019, concatenate, custom_op, detect_anomaly,
@@ -26,4 +30,7 @@ __all__ = [
     "Optimizer", "SGD", "SGD_Momentum", "RMSProp", "RMS_Prop", "Adam",
     "one_hot", "batches", "gradcheck", "GradcheckError", "numerical_gradient", "relative_error",
     "seed", "init", "data", "Helper", "optimizer",
+    "conv2d", "maxpool2d", "avgpool2d", "inv_std_dev", "per_dim_mean_var_norm", "Statistics",
+    "Input", "PastValue", "SequenceNode", "run", "evaluation_order", "strongly_connected_components",
+    "lstm",
 ]

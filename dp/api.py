@@ -42,6 +42,23 @@ STABLE_API = {
     "custom_op": "(name: 'str', value, *inputs) -> 'Node'",
     "no_grad": "()", "detect_anomaly": "()", "ShapeError": None,
     "as_array": "(value, dtype=None) -> 'np.ndarray'",
+    # -- images and statistics (the computational-network chapter, dp/conv.py) --
+    "conv2d": "(x, weight, bias=None, stride=1, padding=0) -> 'Node'",
+    "maxpool2d": "(x, size, stride=None, padding=0) -> 'Node'",
+    "avgpool2d": "(x, size, stride=None, padding=0) -> 'Node'",
+    "inv_std_dev": "(x, axis=0, eps=0.0) -> 'Node'",
+    "per_dim_mean_var_norm": "(x, mean, inv_std) -> 'Node'",
+    "Statistics": "(axis=0, eps=1e-08)", "Statistics.add": "(self, x) -> 'Statistics'",
+    "Statistics.mean": "(self) -> 'Node'", "Statistics.inv_std_dev": "(self) -> 'Node'",
+    # -- sequences and recurrent loops: delay nodes, Tarjan's order, BPTT (dp/loops.py) --
+    "Input": "(name: 'str')", "PastValue": "(initial=0.0, steps=1)",
+    "SequenceNode": "(fn=None, args=(), kwargs=None, op='op')", "SequenceNode.operands": "(self) -> 'list'",
+    **{f"{cls}.{method}": f"(self, {args}) -> 'PastValue'" for cls, method, args in (
+        ("PastValue", "connect", "source: 'SequenceNode'"),
+        ("SequenceNode", "past_value", "initial=0.0, steps=1"))},
+    "run": "(outputs, inputs: 'dict', lengths=None)", "evaluation_order": "(outputs) -> 'list'",
+    "strongly_connected_components": "(roots, successors) -> 'list'",
+    "lstm": "(x, W, U, b, h0=None, c0=None)",
     # -- losses --
     "cross_entropy": "(logits, y, reduction='mean') -> 'Node'",
     "binary_cross_entropy": "(logits, y, reduction='mean') -> 'Node'",
