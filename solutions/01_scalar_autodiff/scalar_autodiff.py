@@ -337,3 +337,11 @@ right.set_ylabel(f"error of d tanh / dx at x = {x0}")
 right.legend()
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on its first example, $e = \exp(ab)$ and its gradients (part 3's demo), and reverse-mode differentiation on a computational graph.
+# - Yu, D. et al. "An Introduction to Computational Networks and the Computational Network Toolkit", chapter "Computational Network". Microsoft Research; LyX source `CNTKBook_CN_Chapter.lyx` in https://github.com/Microsoft/CNTK (revision d67eba8, 2018).
+#   This notebook draws on the order of forward and gradient computation: a topological order of the graph and its reverse (part 3).

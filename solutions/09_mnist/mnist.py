@@ -174,3 +174,9 @@ print("accuracy on the test digits:", np.mean(predict(data.x_test) == data.y_tes
 
 # %%
 check("mnist_accuracy")
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on its example network for MNIST classification, built from `ReLU_Layer`s and trained with its optimizers.
