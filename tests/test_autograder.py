@@ -255,7 +255,7 @@ def test_self_check_runs_the_same_checks_on_the_notebooks_globals(capsys):
     from autograder.grading.selfcheck import CheckFailed, check
     namespace = {}
     exec(compile(CENTROIDS, "<notebook>", "exec"), namespace)
-    with pytest.raises(CheckFailed, match="mnist_accuracy: 0 of 1 checks passed"):
+    with pytest.raises(CheckFailed, match="mnist_accuracy: 0 of 1 check passed"):
         check("mnist_accuracy", namespace)
     assert "below the required 0.9" in capsys.readouterr().out
 
@@ -274,7 +274,7 @@ def test_failed_self_check_shows_its_report_once_in_ipython(capsys):
     out = capsys.readouterr().out
     assert type(result.error_in_exec).__name__ == "CheckFailed"
     assert out.count("below the required 0.9") == 1, out
-    assert "CheckFailed: ✘ mnist_accuracy: 0 of 1 checks passed (the report is above)" in out, out
+    assert "CheckFailed: ✘ mnist_accuracy: 0 of 1 check passed (the report is above)" in out, out
     assert "Traceback" not in out and "selfcheck.py" not in out, out
 
 

@@ -229,12 +229,15 @@ def paths(program, inputs) -> str:
         f"{most:,}"
 
 
-def check_graph(submission, expect, program, inputs, what, bounded=False):
+def check_graph(submission, expect, program, inputs, what, bounded=False, twice=False):
     """backward() on `program`; `bounded`: the probe stops a backward that does far more work
-    than the graph's nodes and edges need (only on the graph of many paths)."""
+    than the graph's nodes and edges need (only on the graph of many paths); `twice`: backward()
+    is called twice in a row and must give the same grads (it sets them, it does not add to
+    what a previous call left)."""
     try:
         received = submission.probe("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs),
-                                    **({"bounded": True} if bounded else {}))
+                                    **({"bounded": True} if bounded else {}),
+                                    **({"twice": True} if twice else {}))
     except ProbeError as error:
         if type(error) is ProbeError and "RecursionError" in str(error):
             raise AssertionError(f"backward() on {what}: {error} -- find the topological order "
@@ -249,14 +252,16 @@ def check_graph(submission, expect, program, inputs, what, bounded=False):
                 f"({paths(program, inputs)} here) instead of visiting each node once, in "
                 f"topological order ({what}: {describe(program, inputs)})") from None
         raise
-    where = f"backward() on {what} ({describe(program, inputs)})"
+    where = f"backward() {'called twice ' if twice else ''}on {what} ({describe(program, inputs)})"
     expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
     expected = ref.program_gradients(program, inputs)
     mistakes = ref.misconceptions.program_gradients(program, inputs)
+    hint = (lambda: "; the second call added to the grads that the first one left: set the "
+            "grad of every node of the graph to 0 before accumulating") if twice else (
+        lambda: misconception(received["input_grads"], expected, mistakes, CLOSE))
     for i, (got, want) in enumerate(pairs(received["input_grads"], expected,
                                           f"{where}: input gradients")):
-        expect(got, want, f"{where}: d out/dx{i}", hint=lambda: misconception(
-            received["input_grads"], expected, mistakes, CLOSE))
+        expect(got, want, f"{where}: d out/dx{i}", hint=hint)
 
 
 @pytest.mark.task("scalar_backprop")
@@ -321,6 +326,14 @@ def test_deep_chain_of_5000_nodes(submission, rng, expect):
         last = new + 2
     inputs = [float(rng.uniform(low, high)) for low, high in ((-2, 2), (0.5, 1.5), (-0.5, 0.5))]
     check_graph(submission, expect, program, inputs, f"a chain of {len(program):,} nodes")
+
+
+@pytest.mark.task("scalar_backprop")
+def test_a_second_backward_gives_the_same_gradients(submission, rng, expect):
+    # the convention of the notebook: backward() sets every grad of the graph (to 0, then
+    # accumulates); a second call, e.g. for a second loss on the same nodes, starts afresh
+    check_graph(submission, expect, DIAMONDS["unequal"], signed(rng, 0.3, 1.2, 2),
+                "a diamond", twice=True)
 
 
 def random_program(rng, n_inputs=3, size=40, max_paths=10_000):

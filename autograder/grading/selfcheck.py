@@ -16,6 +16,7 @@ import traceback
 from ..course.config import load_course
 from ..sandbox import protocol
 from ..sandbox.errors import ProbeError
+from .feedback import all_passed, failed_lines, name as _name, some_passed
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(__file__))   # autograder/: its frames are not the student's
 
@@ -71,23 +72,18 @@ def check(task_id: str, namespace=None) -> None:
     unchecked = [f"  ⚠ {_name(c)}: {c['message']}" for c in checks if c["status"] == "unchecked"]
     if result["status"] == "passed":
         points = result["max_points"]
-        print(f"✔ {task_id}: all {total} checks passed ({points:g} point{'' if points == 1 else 's'} when graded)")
+        print(f"✔ {task_id}: {all_passed(total)} ({points:g} point{'' if points == 1 else 's'} when graded)")
         return None
     if result["status"] == "unchecked":     # the others passed: not a failure of the student's
-        print("\n".join([f"⚠ {task_id}: {passed} of {total} checks passed; {len(unchecked)} "
+        print("\n".join([f"⚠ {task_id}: {some_passed(passed, total)}; {len(unchecked)} "
                          f"not checked here (checked when graded)"] + unchecked))
         return None
-    lines = [f"✘ {task_id}: {passed} of {total} checks passed"
+    lines = [f"✘ {task_id}: {some_passed(passed, total)}"
              + (f"; {len(unchecked)} not checked here (checked when graded)" if unchecked else "")]
-    lines += [f"  - {_name(c)}: {c['message']}" for c in checks
-              if c["status"] not in ("passed", "unchecked")]
+    lines += failed_lines(checks)
     report = "\n".join(lines + unchecked)
     print(report)
     raise CheckFailed(report)
-
-
-def _name(check: dict) -> str:
-    return check["name"].removeprefix("test_").replace("_", " ")
 
 
 def run_notebook(path) -> dict:

@@ -30,6 +30,8 @@ from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
+from ..grading import feedback
+
 MAX_REPORT = 20_000   # characters of a grade cell's report (the grader caps its messages too)
 
 
@@ -50,11 +52,10 @@ def task_report(task: dict) -> str:
     passed = sum(c.get("status") == "passed" for c in checks)
     points = f"{task['points']:g} of {task['max_points']:g} point{'' if task['max_points'] == 1 else 's'}"
     if task["status"] == "passed" and task["points"] >= task["max_points"]:
-        return f"✔ {task['id']}: all {len(checks)} checks passed ({points})"
-    head = (f"✘ {task['id']}: {passed} of {len(checks)} checks passed ({points})" if checks
+        return f"✔ {task['id']}: {feedback.all_passed(len(checks))} ({points})"
+    head = (f"✘ {task['id']}: {feedback.some_passed(passed, len(checks))} ({points})" if checks
             else f"✘ {task['id']}: {task['status']} ({points})")
-    lines = [head] + [f"  - {c['name'].removeprefix('test_').replace('_', ' ')}: {c['message']}"
-                      for c in checks if c.get("status") != "passed"]
+    lines = [head] + feedback.failed_lines(checks)
     if not checks and task.get("message"):
         lines.append(f"  - {task['message']}")
     return "\n".join(lines)

@@ -138,11 +138,12 @@ def unary(ns, fn, a):
     return _result(ns, -x if fn == "neg" else getattr(x, fn)(), (x,))
 
 
-def graph(ns, inputs, nodes, bounded=False):
+def graph(ns, inputs, nodes, bounded=False, twice=False):
     """Leaves holding `inputs` start a list of registers; each node of `nodes` (arrays "values",
     "parents" and "locals", a row per node; parent -1: none) appends Scalar(value, ((register i,
-    local), ...)). Then the student's backward() from the last register. Returns the last
-    register's grad, and the grad of every input. With `bounded`, the backward() may write a
+    local), ...)). Then the student's backward() from the last register (`twice`: two calls in
+    a row, as after a second loss on the same nodes). Returns the last register's grad, and the
+    grad of every input, after the last call. With `bounded`, the backward() may write a
     grad, and read a node's parents, WORK times per node and edge of the graph (`_bounded`):
     only on the graph of many paths, so that a correct backward that is merely slow (a
     quadratic sort) is not called wrong elsewhere."""
@@ -158,7 +159,8 @@ def graph(ns, inputs, nodes, bounded=False):
     with (_bounded(type(out), WORK * (len(registers) + edges), graph) if bounded
           else contextlib.nullcontext([])) as over:
         try:
-            out.backward()
+            for _ in range(2 if twice else 1):
+                out.backward()
         finally:
             if over:        # whatever the student's code made of the first _Stop
                 raise TooMuchWork(over[0]) from None
@@ -194,7 +196,7 @@ def _operation(*operands):
 REPLIES = {
     "binary": lambda op, a, b, number=None: _operation(number == "left", number == "right"),
     "unary": lambda fn, a: _operation(False),
-    "graph": lambda inputs, nodes, bounded=False: {"grad": Number(),
+    "graph": lambda inputs, nodes, bounded=False, twice=False: {"grad": Number(),
                                                     "input_grads": Items(Number(), len(inputs))},
     "numgrad": {"estimate": Number(), "offsets": Hint(Items(Number(finite=False), max_len=10))},
 }

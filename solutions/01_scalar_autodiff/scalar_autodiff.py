@@ -230,13 +230,21 @@ check("scalar_functions")
 # Find the order with a depth-first search on an **explicit stack**. A recursive search
 # stops at Python's recursion limit (about 1,000 nested calls), and real graphs are deeper.
 # Visit each node once, however many paths lead to it.
+#
+# **Accumulate, then start afresh.** Within one call the shares *add up* (`+=`), so every
+# `grad` must start at 0. `backward()` sets that start itself: it first sets the `grad` of every
+# node of the graph to 0, then seeds `self.grad = 1` and accumulates. A second call on the same
+# graph (for a second loss computed from the same nodes, say) therefore gives the same
+# gradients, not their double. (PyTorch chose the other convention: its `backward()` adds to
+# whatever is there, and you clear it with `zero_grad()`.) The grader calls `backward()` twice.
 
 # %%
 def backward(self: Scalar) -> None:
     """Set node.grad = d(self)/d(node) for every node of the graph that computed `self`.
 
     Order the nodes topologically with an explicit stack (no recursion), each node once.
-    Then start from self.grad = 1 and, in reverse topological order, let every node add
+    Set every node's grad to 0 (a previous backward() may have left values there). Then start
+    from self.grad = 1 and, in reverse topological order, let every node add
     local derivative * node.grad to the grad of each of its parents.
     """
     ### BEGIN SOLUTION
@@ -337,3 +345,11 @@ right.set_ylabel(f"error of d tanh / dx at x = {x0}")
 right.legend()
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on its first example, $e = \exp(ab)$ and its gradients (part 3's demo), and reverse-mode differentiation on a computational graph.
+# - Yu, D. et al. "An Introduction to Computational Networks and the Computational Network Toolkit", chapter "Computational Network". Microsoft Research; LyX source `CNTKBook_CN_Chapter.lyx` in https://github.com/Microsoft/CNTK (revision d67eba8, 2018).
+#   This notebook draws on the order of forward and gradient computation: a topological order of the graph and its reverse (part 3).

@@ -428,3 +428,11 @@ right.set_ylabel("mean cross-entropy")
 right.set_title("training loss")
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the vector-Jacobian product of the elementwise product, and its first example $e = \sum_{ij} \exp(A_{ij} B_{1j})$ with matrices.
+# - Yu, D. et al. "An Introduction to Computational Networks and the Computational Network Toolkit", chapter "Computational Network". Microsoft Research; LyX source `CNTKBook_CN_Chapter.lyx` in https://github.com/Microsoft/CNTK (revision d67eba8, 2018).
+#   This notebook draws on node types with their gradients: products, transposes, sums and elementwise functions.

@@ -459,3 +459,9 @@ plt.show()
 
 # %%
 check("training_loop")
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the API built here: named leaves, `grad(1)` returning a dictionary, `Model` with its layers, `get_grad`, and the manual training loop.

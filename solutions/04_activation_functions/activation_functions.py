@@ -349,3 +349,9 @@ plt.show()
 # * Things to try: train the sigmoid network with `dp.Adam`, which scales each parameter's step
 #   by the size of its own recent gradients: does it learn now, and why? Use 5 or 20 layers
 #   instead of 10. Notebook 05 continues with the other half of the story: initialisation.
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the vanishing-gradient exercise: a 10-layer network, sigmoid against tanh and ReLU, the gradient sums per layer.

@@ -299,3 +299,9 @@ plt.show()
 #   layers. A learning rate that suits one of these networks is useless for the others.
 # * Things to try: 50 layers instead of 10; `he_normal` with tanh; a width of 10 instead of 100
 #   (how well does the "sum of many independent terms" argument hold?).
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the exercises on layer initialisation, written with its `Model` and layers.

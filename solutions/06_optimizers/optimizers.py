@@ -377,3 +377,11 @@ print("largest relative difference between the loss histories:",
 #   the size of the early steps would depend on $\beta_1$ and $\beta_2$ instead of on $\eta$.
 # * Things to try: other starting points; $\beta = 0.99$ for momentum; plain gradient descent
 #   with `lr=2e-3`; a learning rate 10 times larger or smaller for each optimizer.
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the exercises on versions of stochastic gradient descent (momentum, RMSProp, Adam).
+# - Nicolae, A. "Deep learning framework from scratch using NumPy" (ArrayFlow). Microsoft Corp., Bellevue, Washington; code and demos: https://github.com/a-nico/ArrayFlow.
+#   This notebook draws on gradient methods developed from elementary calculus, and its optimizer.

@@ -276,3 +276,9 @@ plt.show()
 # * Things to try: other values of $p$ (0.1, 0.8); 500 training examples instead of 50; dropout
 #   on the inputs as well. What happens to the *test* loss if you forget `net.eval()` when
 #   measuring it?
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the dropout exercise, written as a layer of its high-level API.

@@ -402,3 +402,9 @@ plt.show()
 # * Things to try: set `momentum=0.99` in the layers, or evaluate in training mode (`net.train()`
 #   before computing the test accuracy) on a test batch of 1 example: what happens, and why?
 #   What changes with learning rate 0.05?
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the batch-normalisation exercise, written as a layer of its high-level API.

@@ -38,8 +38,9 @@
 # In between, the points rise linearly: 0.89 on the subset earns 9 of the 10 points.
 #
 # Ordinary setups reach the bar. With ReLU hidden layers, a linear last layer and `dp.Adam`
-# (`lr=1e-3`, `batch_size=128`), the test accuracy over three seeds (lowest / mean / highest) is,
-# on the subset:
+# (`lr=1e-3`, `batch_size=128`), trained on all the training digits, the test accuracy over three
+# seeds (lowest / mean / highest) is, on the subset (trained on the 90% left by the validation
+# split below, 784-256-128-10 for 600 steps scored 0.931):
 #
 # | network | 300 steps | 600 steps |
 # |---|---|---|
@@ -73,8 +74,13 @@ from dp import Model, Node
 from autograder import check
 
 data = dp.data.mnist()
-x_train, y_train = data.x_train, data.y_train
-print(x_train.shape, y_train.shape, data.source)
+# A validation split, carved from the training digits: tune on it. The test digits are the
+# grader's (it runs this notebook without them), so an accuracy on them says nothing here.
+order = np.random.default_rng(0).permutation(len(data.x_train))
+n_val = len(order) // 10
+x_val, y_val = data.x_train[order[:n_val]], data.y_train[order[:n_val]]
+x_train, y_train = data.x_train[order[n_val:]], data.y_train[order[n_val:]]
+print("training", x_train.shape, "validation", x_val.shape, data.source)
 
 # %%
 fig, axes = plt.subplots(1, 8, figsize=(8, 1.4))
@@ -124,8 +130,10 @@ class Network(Model):
 # %% [markdown]
 # ## Training
 #
-# Train with `dp.Adam` on mini-batches (e.g. `batch_size=128`, `lr=1e-3`, a few hundred steps),
-# and keep the loss of every step in a list named `loss_hist`: the next cell plots it.
+# Train with `dp.Adam` on mini-batches of the training split (e.g. `batch_size=128`, `lr=1e-3`,
+# a few hundred steps), and keep the loss of every step in a list named `loss_hist`: the next
+# cell plots it. `loss` takes one-hot labels of shape (n, 10), not the digits:
+# `dp.one_hot(labels, 10)` makes them (row i is 1 in column `labels[i]`, 0 elsewhere).
 # `optimizer.train(steps=1, print_each=0)` takes one step and returns its loss, so a loop of such
 # calls collects them. (`train(steps, err_hist=True)` returns `(loss, loss_hist, para_hist)` as
 # well, but `para_hist` keeps a copy of every parameter after every step, 1.9 MB a step for
@@ -139,7 +147,7 @@ class Network(Model):
 dp.seed(0)
 net = Network()
 ### BEGIN SOLUTION
-optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=2e-3, batch_size=128, seed=0)
+optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128, seed=0)
 loss_hist = [optimizer.train(steps=1, print_each=0) for _ in range(600)]
 ### END SOLUTION
 
@@ -170,7 +178,13 @@ def predict(x) -> np.ndarray:
 
 
 # %%
-print("accuracy on the test digits:", np.mean(predict(data.x_test) == data.y_test))
+print("accuracy on the validation digits:", np.mean(predict(x_val) == y_val))
 
 # %%
 check("mnist_accuracy")
+
+# %% [markdown]
+# ## References
+#
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on its example network for MNIST classification, built from `ReLU_Layer`s and trained with its optimizers.

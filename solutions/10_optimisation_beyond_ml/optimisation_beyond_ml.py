@@ -605,3 +605,11 @@ plt.show()
 #   * Gauss–Newton for the cosh fit from $p_0 = (1, 0.5, -1.5)$. It fails, and a damped step
 #     (Levenberg–Marquardt, $(J^\top J + \mu I)\delta = -J^\top r$, with $\mu$ raised after a
 #     step that increases the loss and lowered after one that decreases it) repairs it.
+
+# %% [markdown]
+# ## References
+#
+# - Nicolae, A. "Deep learning framework from scratch using NumPy" (ArrayFlow). Microsoft Corp., Bellevue, Washington; code and demos: https://github.com/a-nico/ArrayFlow.
+#   This notebook draws on the catenary and the boundary-value ODE demos, solved as losses by gradient descent.
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the library that differentiates both losses.

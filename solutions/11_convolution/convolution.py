@@ -19,7 +19,7 @@
 # result insensitive to small shifts and halves the length.
 #
 # You will write both ops with their backward passes, the way `dp` defines its own ops, and then
-# train the small convolutional network of the ArrayFlow paper (Herta et al.) that tells
+# train the small convolutional network of the ArrayFlow paper (Nicolae) that tells
 # whether a histogram of 500 numbers comes from the standard normal distribution. Finally you
 # fool that network: gradient *ascent on its input* turns a histogram it rejects into one it
 # accepts — and the changed histogram need not look normal at all.
@@ -508,3 +508,11 @@ check("adversarial_input")
 #   three kernels) and the attack moves exactly those. Things to try: how does the change
 #   $\lVert x_T - x_0 \rVert_1$ depend on the step and on the family of $x_0$? Does an attack made
 #   against one trained network fool a second one, trained from another seed?
+
+# %% [markdown]
+# ## References
+#
+# - Nicolae, A. "Deep learning framework from scratch using NumPy" (ArrayFlow). Microsoft Corp., Bellevue, Washington; code and demos: https://github.com/a-nico/ArrayFlow.
+#   This notebook draws on the convolution and max-pooling ops with their derivatives, the histogram classifier and its adversarial input.
+# - Yu, D. et al. "An Introduction to Computational Networks and the Computational Network Toolkit", chapter "Computational Network". Microsoft Research; LyX source `CNTKBook_CN_Chapter.lyx` in https://github.com/Microsoft/CNTK (revision d67eba8, 2018).
+#   This notebook draws on convolution and pooling as nodes of a computational network.

@@ -525,3 +525,11 @@ ax.set_ylabel("||d (u . h_{T-1}) / d x_t||")
 ax.set_title("how far back the last state reaches (untrained cells)")
 ax.legend()
 plt.show()
+
+# %% [markdown]
+# ## References
+#
+# - Yu, D. et al. "An Introduction to Computational Networks and the Computational Network Toolkit", chapter "Computational Network". Microsoft Research; LyX source `CNTKBook_CN_Chapter.lyx` in https://github.com/Microsoft/CNTK (revision d67eba8, 2018).
+#   This notebook draws on recurrent networks through delay nodes (`PastValue`), unrolling, and backpropagation through time; its LSTM.
+# - Herta, C., Strohmenger, K., Fischer, O. & Oktay, D. (2019). "DP: a lightweight library for teaching differentiable programming". HTW Berlin, University of Applied Sciences; the library and its notebooks: deep.TEACHING.org.
+#   This notebook draws on the library whose graph the unrolled network is.

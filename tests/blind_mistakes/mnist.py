@@ -17,7 +17,7 @@ MISTAKES = [
             "the predicted digit is the index of the largest score (argmax), not the score itself",
             ("argmax", "index", "max", "class", "label", "digit"), slow=True),
     Mistake(A, "mnist_accuracy", "learning_rate_far_too_large",
-            "lr=2e-3, batch_size=128", "lr=2.0, batch_size=128",
+            "lr=1e-3, batch_size=128", "lr=2.0, batch_size=128",
             "a learning rate of 2 makes Adam jump around: training diverges", LR, slow=True),
     Mistake(A, "mnist_accuracy", "labels_not_one_hot",
             "dp.one_hot(y_train, 10)", "y_train",

@@ -101,6 +101,10 @@ MUTANTS = [
     Mutant(A, "scalar_backprop", "no_visited_set",
            "        elif id(node) not in visited:\n", "        elif True:\n",
            "a node reached along two paths is visited twice and passes its gradient on twice"),
+    Mutant(A, "scalar_backprop", "grads_never_reset",
+           "    for node in order:\n        node.grad = 0.0\n    self.grad = 1.0\n    for node in reversed",
+           "    self.grad = 1.0\n    for node in reversed",
+           "backward() never sets the grads to 0: a second call adds to what the first left"),
     Mutant(A, "scalar_backprop", "recursive_topological_sort", ORDER_AND_SEED, RECURSIVE,
            "micrograd's recursive topological sort: RecursionError on a deep graph"),
     # numerical_gradient
@@ -131,4 +135,6 @@ NAMED = {
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "recursive_topological_sort": "an exception (RecursionError on a deep graph)",
+    "grads_never_reset": "right on every single call; the check of a second call says it in its own "
+                         "words, as the catalogue's references are of one call",
 }
