@@ -3,15 +3,18 @@ memory for a submission too. A socket-buffer hog fills AF_UNIX socket pairs (8 M
 here, net.core.wmem_max permitting), memory that no address-space limit counts: without the
 cgroup it holds more than `memory_limit`; with it, it is killed at the limit, and says so."""
 import dataclasses
+import json
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
 from autograder.sandbox import cpushare, forkserver, memcap, seal
 from autograder.sandbox.errors import SubmissionCrashed
 from autograder.sandbox.process import Sandbox
-from tests.grading import COURSE
+from tests.grading import COURSE, ROOT, notebook_from_source, solution_source
 
 MIB = 1 << 20
 LIMIT = 1536 * MIB      # above a forked zygote child's address space, which RLIMIT_AS bounds too
@@ -91,6 +94,7 @@ def test_a_socket_buffer_hog_stays_under_memory_limit(fresh_zygotes, monkeypatch
         limit = int(_limit_file(group).read_text())
         peak = memcap.peak(group)
         zygote = _usage(group)              # the submission is gone: what is left is the zygote's
+        assert sandbox.process._zygote.alive()    # the kernel chose the submission, not the zygote
     finally:
         sandbox.close()
     assert "held" not in sandbox.captured_output
@@ -101,3 +105,20 @@ def test_a_socket_buffer_hog_stays_under_memory_limit(fresh_zygotes, monkeypatch
     assert peak <= limit
     assert zygote < limit - LIMIT + 64 * MIB  # its socket buffers went with it
     assert sandbox.lost is None             # its own limit, not a kill from outside: no regrade
+
+
+@SEALED
+def test_where_no_cgroup_is_made_the_results_and_the_run_say_so(tmp_path):
+    notebook = notebook_from_source(solution_source("01_scalar_autodiff"),
+                                    tmp_path / "alice_scalar_autodiff.ipynb")
+    env = {**os.environ, "AUTOGRADER_MEMORY_CGROUP": "0", "AUTOGRADER_CPU_SHARE": "0"}
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(notebook), "--out",
+                          str(tmp_path / "out"), "--quiet"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    result = json.loads((tmp_path / "out" / "results" / "alice" / "01_scalar_autodiff.json").read_text())
+    assert result["score"] == 10
+    assert memcap.describe(None) in result["isolation"]
+    assert cpushare.describe(None) in result["isolation"]
+    assert f"note: {memcap.describe(None)}" in run.stdout
+    assert f"note: {cpushare.describe(None)}" in run.stdout
