@@ -7,6 +7,7 @@ subtree, or root on a v2 machine): `cpu.max`. cgroup v1's cpu controller otherwi
 `cpu.cfs_quota_us`. Where neither can be had, nothing: the resource limits still apply, and
 `describe` says so. A process joins its cgroup itself, between fork and exec, so that nothing
 it starts escapes (`join`). Empty cgroups that a killed grader left are removed by the next.
+`make` (a new cgroup where a controller can be had) serves autograder.sandbox.memcap too.
 """
 from __future__ import annotations
 

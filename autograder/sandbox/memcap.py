@@ -78,10 +78,12 @@ def oom_kills(group: Path | None) -> int:
 def peak(group: Path | None) -> int | None:
     """The most `group` has held at once, in bytes (v2: memory.peak, Linux 5.19; v1:
     memory.max_usage_in_bytes), or None."""
+    if group is None:
+        return None
     for name in ("memory.peak", "memory.max_usage_in_bytes"):
         try:
             return int((group / name).read_text())
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError):
             continue
     return None
 
