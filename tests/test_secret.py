@@ -135,3 +135,16 @@ def test_each_prairielearn_course_folder_gets_a_fresh_secret_and_keeps_it(tmp_pa
     # regrading the questions built before gives the same hidden inputs
     prairielearn.build("02_matrix_autodiff", tmp_path / "two", "dp-grader")
     assert (grader / "secret").read_text().strip() == found[1]
+
+
+def test_without_isolation_the_guards_hide_the_secret_file(no_secret, tmp_path):
+    """--no-isolation (trusted work only): the submission runs with the grader's rights, so the
+    Python guards, a hint and no defence, refuse at least a plain read of the secret file."""
+    from autograder.grading.grade import Submission, grade_one
+    from tests.grading import notebook_from_source, solution_source
+    secret.write_new(no_secret)
+    source = solution_source(A) + f"\nprint('read:', open({str(no_secret)!r}).read())\n"
+    notebook = notebook_from_source(source, tmp_path / "alice.ipynb")
+    result, _ = grade_one(Submission(notebook, "alice", A), sealed=False)
+    assert no_secret.read_text().strip() not in result["output"]
+    assert any("PermissionError" in str(error) for error in result["cell_errors"]), result["cell_errors"]

@@ -331,6 +331,7 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
         result["flags"] += scan_library_use(cells, assignment.library_answers, provided, labels)
     if not sealed:
         result["flags"].append("graded without isolation (--no-isolation): trusted work only")
+        protect = [*protect, grading_secret.location()]   # for the guards: a hint only
     sandbox = Sandbox(cells, assignment, protect, sealed=sealed)
     start = time.monotonic()
     try:
