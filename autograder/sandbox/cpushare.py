@@ -99,12 +99,11 @@ def make(controller, v1_file) -> tuple:
 
 
 def _owner_alive(group: Path) -> bool:
-    """Whether the grader that made `group` (its pid is in the name) still runs: a running
-    grader's new cgroup is empty until its zygote joins it, and must not be swept meanwhile."""
-    try:
-        return os.path.exists(f"/proc/{int(group.name[len(PREFIX):].split('-')[0])}")
-    except ValueError:
-        return False
+    """Whether the grader that made `group` (its pid is in the name: PREFIX + pid-count) still
+    runs: a running grader's new cgroup is empty until its zygote joins it, and must not be
+    swept meanwhile. A name of another form is not a grader's: it is left alone too."""
+    owner, _, count = group.name[len(PREFIX):].partition("-")
+    return not (owner.isdigit() and count.isdigit()) or os.path.exists(f"/proc/{owner}")
 
 
 def join(group: Path | None) -> None:
