@@ -70,6 +70,17 @@ def test_the_secret_file_is_found_in_the_config_folder(monkeypatch, tmp_path):
     assert secret.location() == tmp_path / "home" / ".config" / "dp-courseware" / "secret"
 
 
+def test_a_secret_readable_by_others_is_used_with_a_warning(no_secret, capsys):
+    secret.write_new(no_secret)
+    no_secret.chmod(0o644)
+    assert grading_seed(COURSE, "alice", A) != _public_seed("alice")
+    assert f"warning: the grading secret {no_secret} is readable by others" in capsys.readouterr().err
+    no_secret.chmod(0o600)
+    secret._warned.clear()
+    grading_seed(COURSE, "alice", A)
+    assert capsys.readouterr().err == ""
+
+
 def test_an_empty_secret_file_is_named_in_the_error(no_secret):
     no_secret.parent.mkdir(parents=True)
     no_secret.write_text("\n")

@@ -54,6 +54,9 @@ def get(course) -> str:
         _say_once(f"autograder: no {ENV} set, so a random grading secret was made in {path} "
                   f"(mode 0600). Every later grading on this machine uses it: keep it, and copy "
                   f"it (or set {ENV}) to grade elsewhere with the same hidden inputs.")
+    elif path.exists() and path.stat().st_mode & 0o077:
+        _say_once(f"warning: the grading secret {path} is readable by others than its owner: "
+                  f"chmod 600 {path}")
     return read(path)
 
 
