@@ -97,7 +97,7 @@ def test_AUTOGRADER_SECRET_comes_first(no_secret, monkeypatch):
 
 def test_grading_seed_serves_only_by_explicit_choice_and_with_a_warning(no_secret, capsys, tmp_path):
     text = (ROOT / "course.toml").read_text()
-    assert "secret_from_grading_seed" not in text
+    assert "\nsecret_from_grading_seed" not in text      # the course's own does not say so
     course_file = tmp_path / "course.toml"
     course_file.write_text(text.replace("[course]\n", "[course]\nsecret_from_grading_seed = true\n", 1))
     course = load_course(course_file)
