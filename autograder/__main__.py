@@ -33,6 +33,8 @@ def _grade(args):
     print(report.table(results))
     if args.no_isolation:
         print(f"\n{NO_ISOLATION_WARNING}")
+    for layer in _missing_cgroups(results):
+        print(f"\nnote: {layer}")
     print(f"\ngrades:   {Path(args.out) / 'grades.csv'}\nfeedback: {Path(args.out) / 'feedback'}/")
     if args.gradebook:
         from .course.config import load_course
@@ -56,6 +58,13 @@ def _grade(args):
 NO_ISOLATION_WARNING = ("warning: graded with --no-isolation: the submissions ran with the "
                         "grader's rights and could read and change what it can; use this only "
                         "for trusted work")
+
+
+def _missing_cgroups(results) -> list:
+    """The cgroups (CPU share, memory) that no sandbox of this run had, as its results say."""
+    from .sandbox.cpushare import UNAVAILABLE
+    return sorted({layer for result in results for layer in result.get("isolation") or []
+                   if UNAVAILABLE in layer})
 
 
 def _add_isolation_option(parser):

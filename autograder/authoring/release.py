@@ -687,8 +687,9 @@ def _assignment_blocks(text: str) -> list:
 
 
 def student_course_toml(text: str, released=None) -> str:
-    """course.toml without `grading_seed` (the secret the hidden per-student seeds derive from
-    when AUTOGRADER_SECRET is not set), and with only the `released` assignments (ids; None: all):
+    """course.toml without `grading_seed` (the fixed policy's grading seed, and the secret of the
+    hidden per-student seeds where secret_from_grading_seed says so: autograder.grading.secret),
+    and with only the `released` assignments (ids; None: all):
     the bundle says nothing of what is not handed out yet (titles, tasks, due dates)."""
     text = "".join(text for found, text in _assignment_blocks(text)
                    if found is None or released is None or found in released)

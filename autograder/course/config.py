@@ -21,7 +21,8 @@ ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 # The keys each table may have: a misspelt key would otherwise be ignored without a word.
 KEYS = {
     "top level": {"course", "limits", "late", "assignment"},
-    "course": {"name", "seed_policy", "public_seed", "grading_seed", "timezone"},
+    "course": {"name", "seed_policy", "public_seed", "grading_seed", "secret_from_grading_seed",
+               "timezone"},
     "limits": set(LIMIT_KEYS),
     "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "library_answers",
                    "thresholds", "due", "late", *LIMIT_KEYS},
@@ -120,6 +121,7 @@ class Course:
     assignments: tuple
     path: Path
     timezone: str = "UTC"
+    secret_from_grading_seed: bool = False   # hidden inputs from public data: autograder.grading.secret
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
@@ -302,6 +304,10 @@ def load_course(path=None) -> Course:
     policy = course.get("seed_policy", "per-student")
     if policy not in ("per-student", "fixed"):
         raise CourseError(f"{where}: course.seed_policy must be 'per-student' or 'fixed', not {policy!r}")
+    public_secret = course.get("secret_from_grading_seed", False)
+    if not isinstance(public_secret, bool):
+        raise CourseError(f"{where}: course.secret_from_grading_seed must be true or false, "
+                          f"not {public_secret!r}")
     timezone = course.get("timezone", "UTC")
     zone = parse_timezone(timezone, f"{where}: [course] timezone")
     defaults = data.get("limits", {})
@@ -354,4 +360,5 @@ def load_course(path=None) -> Course:
             late=late_policy if "due" in table else None, library_answers=tuple(answers)))
     return Course(name=course.get("name", "course"), public_seed=int(course.get("public_seed", 0)),
                   seed_policy=policy, grading_seed=int(course.get("grading_seed", 0)),
-                  assignments=tuple(assignments), path=path, timezone=timezone)
+                  assignments=tuple(assignments), path=path, timezone=timezone,
+                  secret_from_grading_seed=public_secret)

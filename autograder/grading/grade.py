@@ -13,13 +13,13 @@ import datetime
 import functools
 import hashlib
 import json
-import os
 import re
 import sys
 import time
 from pathlib import Path
 
 from . import executors, late, public_cases, report
+from . import secret as grading_secret
 from ..sandbox import seal
 from ..course.config import ROOT, CourseError, load_course
 from ..course.roster import known_as
@@ -245,7 +245,7 @@ def grading_seed(course, student, assignment_id) -> int:
     expected values named in one attempt's feedback are of other inputs than the next one's."""
     if course.seed_policy == "fixed":
         return course.grading_seed
-    secret = os.environ.get("AUTOGRADER_SECRET", str(course.grading_seed))
+    secret = grading_secret.get(course)    # never from public data unless the course says so
     digest = hashlib.sha256(f"{secret}:{student}:{assignment_id}".encode()).hexdigest()
     return int(digest[:12], 16)
 
@@ -331,6 +331,7 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
         result["flags"] += scan_library_use(cells, assignment.library_answers, provided, labels)
     if not sealed:
         result["flags"].append("graded without isolation (--no-isolation): trusted work only")
+        protect = [*protect, grading_secret.location()]   # for the guards: a hint only
     sandbox = Sandbox(cells, assignment, protect, sealed=sealed)
     start = time.monotonic()
     try:

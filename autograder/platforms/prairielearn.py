@@ -6,13 +6,14 @@
   questions/<assignment>/info.json     the question: graded externally, in `image`, by
                                        run.sh <assignment>, with the grader from serverFilesCourse
   questions/<assignment>/question.html upload of <notebook>.ipynb; the grader's results
-  serverFilesCourse/dp_autograder/     the grader, dp, course.toml (the grading seed: server
-                                       files are never sent to students), requirements*.txt,
+  serverFilesCourse/dp_autograder/     the grader, dp, course.toml, a fresh grading secret
+                                       (`secret`, autograder.grading.secret: server files are
+                                       never sent to students), requirements*.txt,
                                        a Dockerfile for `image`, and run.sh, the entrypoint
 
 In the grading container PrairieLearn puts that folder at /grade/serverFilesCourse/, the
 student's files at /grade/student/ and the question's data at /grade/data/data.json; run.sh
-leaves course.toml, the checks and the references to root alone, grades the notebook sealed and
+leaves course.toml, the secret, the checks and the references to root alone, grades the notebook sealed and
 writes /grade/results/results.json: `score` in [0, 1], `gradable`, `message`, `output`,
 `tests` (one per task: points, max_points, message, output) and `images` (the notebook's
 figures, as data URLs), within PrairieLearn's 1 MB.
@@ -58,6 +59,7 @@ python="${DP_PRAIRIELEARN_PYTHON:-python3}"
 cd "$root/serverFilesCourse/__FOLDER__"
 __MODES__
 export DP_OFFLINE=1       # no downloads while grading (PrairieLearn's graders have no network)
+export AUTOGRADER_SECRET_FILE="$PWD/secret"    # written with this grader, root only
 exec "$python" -m autograder.platforms.prairielearn run "$1" --root "$root"
 """
 

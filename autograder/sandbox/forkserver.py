@@ -28,7 +28,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from . import cpushare, isolation, seal
+from . import cpushare, isolation, memcap, seal
 from ..course.config import ROOT
 from .zygote import DIRECTORY_PREFIX, MAX_MESSAGE, PRELOAD
 
@@ -85,6 +85,7 @@ class ForkedChild:
         self.pid, self._status_r, self._zygote, self.returncode = pid, status_r, zygote, None
         self.zygote_died = False          # the zygote ended before telling how the child did
         self.cgroup = zygote.cgroup       # its CPU share (autograder.sandbox.cpushare), or None
+        self.memory = zygote.memory       # its memory cgroup (autograder.sandbox.memcap), or None
 
     def poll(self):
         return self.wait(0) if self.returncode is None and self._readable(0) else self.returncode
@@ -130,6 +131,7 @@ class Zygote:
 
     def __init__(self, assignment, modules, sealed, single_use=False):
         self.single_use, self.uid, self.uid_lock, self.cgroup = single_use, None, None, None
+        self.memory = None
         # Unsealed, the zygote's HOME is a folder of ours (it removes it when it ends); sealed,
         # its /tmp inside. Its output goes to a file no folder names, as a submission's does.
         self.directory = None if sealed else Path(tempfile.mkdtemp(prefix=DIRECTORY_PREFIX))
@@ -144,7 +146,9 @@ class Zygote:
             argv = seal.command(assignment, env, program, data)
             extra = {"pass_fds": (theirs.fileno(), data)}
             self.cgroup = cpushare.create()
-            steps = [functools.partial(cpushare.join, self.cgroup)]    # first, while still root
+            self.memory = memcap.create(self.cgroup)
+            steps = [functools.partial(cpushare.join, self.cgroup),    # first, while still root
+                     functools.partial(cpushare.join, self.memory)]
             if os.geteuid() == 0:
                 self.uid, self.uid_lock = isolation.claim_uid()
                 steps.append(isolation.run_as(self.uid, [*seal.sources(assignment), seal.bwrap()]))
@@ -184,6 +188,7 @@ class Zygote:
             self.uid_lock.close()
             self.uid = self.uid_lock = None
         cpushare.remove(self.cgroup)
+        cpushare.remove(self.memory)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -210,6 +215,7 @@ class Zygote:
         status_r, status_w = os.pipe()
         try:
             with self.lock:
+                memcap.limit(self.memory, settings["limits"]["memory_limit"])
                 try:
                     socket.send_fds(self.control, [json.dumps({"fork": settings}).encode()],
                                     [*fds, status_w])

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from ..course.config import ROOT
-from . import cpushare, forkserver, isolation, protocol, seal
+from . import cpushare, forkserver, isolation, memcap, protocol, seal
 from .workdirs import WorkDir
 from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
 
@@ -55,6 +55,7 @@ class Sandbox:
         self.broken = None   # the error that ended the conversation, repeated to later probes
         self.lost = None     # why its end was not its own doing, if so: grade it again
         self._killing = False
+        self._oom_kills = 0  # kills by its memory cgroup's limit before it started (memcap)
         self.leftovers = ""  # what the grader says at the end of its output (LEFTOVERS)
         self.report = {}
         self.captured_output = ""
@@ -81,7 +82,9 @@ class Sandbox:
         try:
             self.process = self._spawn(request_r, reply_w)
             if self.sealed:
-                self.layers = isolation.describe(True) + [cpushare.describe(self.process.cgroup)]
+                self.layers = isolation.describe(True) + [cpushare.describe(self.process.cgroup),
+                                                          memcap.describe(self.process.memory)]
+                self._oom_kills = memcap.oom_kills(self.process.memory)
         except forkserver.ZygoteError as error:
             raise SubmissionCrashed(f"the sandbox could not start: {error}") from None
         except forkserver.ChildKilled as error:
@@ -144,8 +147,12 @@ class Sandbox:
             code = self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return ""
+        memory = getattr(self.process, "memory", None)
         if getattr(self.process, "zygote_died", False):
             self.lost = "its zygote ended"
+        elif code == -signal.SIGKILL and memory is not None \
+                and memcap.oom_kills(memory) > self._oom_kills:
+            return " (signal SIGKILL: memory_limit reached, counting kernel memory such as socket buffers)"
         elif code == -signal.SIGKILL and not self._killing:
             # Not the grader's kill, nor a limit's (the CPU limit is SIGXCPU, memory a
             # MemoryError): from outside, e.g. the OOM killer or an administrator.

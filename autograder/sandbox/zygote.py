@@ -490,6 +490,7 @@ def _become_submission(settings, request_r, reply_w, output, ready_w, report_w):
     from autograder.sandbox import runner
     try:
         os.setsid()
+        _first_to_go()
         null = os.open(os.devnull, os.O_RDONLY)
         for source, target in ((null, 0), (output, 1), (output, 2)):
             os.dup2(source, target)
@@ -512,6 +513,17 @@ def _become_submission(settings, request_r, reply_w, output, ready_w, report_w):
             _exit(127)
     os.close(ready_w)
     runner.main(request_r, reply_w, protect=settings.get("protect", ()))
+
+
+def _first_to_go():
+    """Where memory runs out (the sandbox's memory cgroup, autograder.sandbox.memcap), the
+    kernel kills the submission, never the zygote: the highest oom_score_adj, which anyone may
+    raise (and only a privileged process lower again)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as adj:
+            adj.write("1000")
+    except OSError:
+        pass
 
 
 def _fresh_process_state(settings, request_r, reply_w):
