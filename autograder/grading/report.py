@@ -18,9 +18,10 @@ import os
 import re
 import reprlib
 import tempfile
+import unicodedata
 from pathlib import Path
 
-from . import late
+from . import late, names
 
 STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛", "missing": "–"}
 STATUS_MEANING = {"passed": "passed", "failed": "failed (the message says why)",
@@ -41,7 +42,8 @@ CAPS = {"message": 2000,          # a task's message (its first failed check's),
         "text": 300,              # any other text field (student, notebook name, ...)
         "figures": 10, "figure_bytes": 2 ** 20, "figures_bytes": 2 * 2 ** 20}   # PNGs: each, all
 TRUNCATED = " … (truncated)"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|" + names.BIDI.pattern)
+_ZERO_WIDTH = re.compile("[\u200b\u2060-\u2064\ufeff]")
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = _REPR.maxlong = CAPS["text"]
 FILE_MODE, DIR_MODE = 0o640, 0o750     # the instructor's group may read results and feedback
@@ -50,12 +52,13 @@ FILE_MODE, DIR_MODE = 0o640, 0o750     # the instructor's group may read results
 def clean_text(value, cap: int = CAPS["text"], keep_end: bool = False) -> str:
     """`value` as text that can be written anywhere: at most `cap` characters (the start kept,
     or the end with `keep_end`, and TRUNCATED said), surrogates and other unencodable characters
-    as backslash escapes, control characters (but newline and tab) as U+FFFD. Not a string:
-    its bounded repr (no huge str() of a huge reply)."""
+    as backslash escapes, control characters (but newline and tab) and the bidi controls
+    (names.BIDI: they would reorder the text around them, the grader's own included) as U+FFFD,
+    zero-width characters left out. Not a string: its bounded repr (no huge str() of a huge reply)."""
     if not isinstance(value, str):
         value = _REPR.repr(value)
     value = _cut(value, cap, keep_end).encode("utf-8", "backslashreplace").decode("utf-8")
-    return _cut(_CONTROL.sub("\ufffd", value), cap, keep_end)    # escapes made it longer
+    return _cut(_CONTROL.sub("\ufffd", _ZERO_WIDTH.sub("", value)), cap, keep_end)    # escapes made it longer
 
 
 NAME_BYTES = 100     # a student's name, also a folder's name: well within a file system's 255
@@ -66,14 +69,20 @@ def student_name(found: str) -> str:
     their results/ and feedback/ folders), from the name of their folder or notebook as found.
 
     The name itself when it is one line of printable characters, at most NAME_BYTES bytes in
-    UTF-8, not hidden (a leading ".") and without "~" or U+FFFD. Any other name becomes its
-    printable start, "~" and a hash of the name as found: two names found never become one (the
-    unchanged names have no "~"), and no name becomes too long for a file system."""
+    UTF-8, not hidden (a leading "."), without "~", U+FFFD or an invisible character
+    (names.INVISIBLE), and its own NFKC normal form with no blank at either end ("José", "Zoë",
+    "王芳"). Any other name becomes its normal form's printable start (invisible characters
+    left out, other unprintable ones as "_"), "~" and a hash of the name as found ("alice " ->
+    "alice~…"): two names found never become one (the unchanged names have no "~"), no name
+    becomes too long for a file system, and names.lookalikes still sees what it looks like."""
     raw = found.encode("utf-8", "surrogatepass")
-    if (found.isprintable() and len(raw) <= NAME_BYTES and not found.startswith(".")
-            and "~" not in found and "\ufffd" not in found):
+    normal = unicodedata.normalize("NFKC", found).strip()
+    if (normal == found and found.isprintable() and len(raw) <= NAME_BYTES
+            and not found.startswith(".") and "~" not in found and "\ufffd" not in found
+            and not names.INVISIBLE.search(found)):
         return found
-    shown = "".join(c if c.isprintable() and c not in "~\ufffd/" else "_" for c in found[:40])
+    shown = "".join(c if c.isprintable() and c not in "~\ufffd/" else "_"
+                    for c in names.INVISIBLE.sub("", normal)[:40])
     return f"{shown.lstrip('.')}~{hashlib.sha256(raw).hexdigest()[:12]}"
 
 
