@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import executors, late, report
+from . import executors, late, names, report
 from ..sandbox import seal
 from ..course.config import ROOT, CourseError, load_course
 from .judge import preflight, run_checks
@@ -164,12 +164,43 @@ def _choose(student, assignment, notebooks, flags, course) -> Submission:
     return Submission(chosen[0], student, assignment, flags)
 
 
+def _settled(key, notebooks) -> list:
+    """[((student, assignment), notebook, [flags])] of the loose notebooks whose names claim the
+    same student and assignment (`key`). A loose notebook's name is all that says whose it is,
+    and anyone can name a file, so no name may take away another student's grade: of several
+    (Copy leftovers aside, which _choose sets aside), the one named exactly as the student
+    ("alice.ipynb") stays theirs, and every other ("alice-scalar_autodiff.ipynb") is graded apart,
+    as a student named by the whole file name; the rows of both say so."""
+    student, assignment = key
+    originals = [p for p in notebooks if not COPY.search(p.stem)]
+    if len(originals) < 2:
+        return [(key, p, []) for p in notebooks]
+    exact = [p for p in originals if report.student_name(p.stem) == student]
+    kept = exact[0] if len(exact) == 1 else None
+    stems = [p.stem for p in originals]
+    settled, apart = [], []
+    for p in notebooks:
+        if p == kept or (kept and p not in originals):
+            settled.append((key, p, []))
+            continue
+        own = report.student_name(p.stem if stems.count(p.stem) <= 1 else f"{p.stem}\x00{p.parent}")
+        why = (f"{kept.name} is {student}'s" if kept else f"no notebook is named {student}.ipynb")
+        settled.append(((own, assignment), p, [
+            f"{p.name} is named like {student}'s notebook and {why}: graded apart, as {own}"]))
+        apart.append(f"{p.name} (graded apart, as {own})")
+    if kept:
+        settled = [(k, p, [f"other notebooks named like {student}'s, not graded as theirs: "
+                           + ", ".join(apart)] if p == kept else f) for k, p, f in settled]
+    return settled
+
+
 def discover(paths, course, assignment=None) -> list:
     """One Submission per student and assignment of the input (notebooks, or folders: nbgrader's
     submitted/ tree, or loose notebooks): every student of the input gets a row for every
     assignment of the input, `missing` where there is no notebook, `error` where there is no
     telling which notebook or assignment (the row's message says why)."""
     found = {}     # (student, assignment) -> ([notebooks], [flags])
+    claims = {}    # (student, assignment) -> [loose notebooks whose names say so]
     student_flags, errors = {}, []
     for path in map(Path, paths):
         if not path.exists():
@@ -191,8 +222,12 @@ def discover(paths, course, assignment=None) -> list:
             if submission.status == "error":
                 errors.append(submission)
             else:
-                old = found.setdefault((submission.student, submission.assignment_id), ([], []))
-                old[0].extend([notebook] if notebook not in old[0] else [])
+                claims.setdefault((submission.student, submission.assignment_id), []).append(notebook)
+    for key, notebooks in claims.items():
+        for owner, notebook, flags in _settled(key, notebooks):
+            old = found.setdefault(owner, ([], []))
+            old[0].extend([notebook] if notebook not in old[0] else [])
+            old[1].extend(flags)
     students = {s for s, _ in found} | set(student_flags)
     order = [a.id for a in course.assignments if any(a.id == k[1] for k in found)]
     for student in students:
@@ -474,7 +509,10 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     done = sum(s.status == "graded" for s in submissions) - len(todo)    # by an earlier run
     bar = _progress(tqdm, len(submissions), done, progress)
 
-    noticed = {(s.student, s.assignment_id): s.flags for s in submissions}
+    similar = names.lookalikes(s.student for s in submissions)   # flagged on every row of theirs
+    noticed = {(s.student, s.assignment_id):
+               report.with_lookalike({"student": s.student, "flags": s.flags}, similar)
+               for s in submissions}
 
     def finish(result, figures):
         result["course_sha256"] = digest       # and what discovery noticed, first:

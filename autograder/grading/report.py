@@ -261,15 +261,24 @@ def write_grades_csv(out: Path, results: list, course, wide: bool = False) -> Pa
         task_ids = [t.id for a in course.assignments for t in a.tasks]
         rows.append(["student", "assignment", "score", "max_score", *LATE_COLUMNS, *task_ids,
                      "flags", "status", "message"])
+        similar = names.lookalikes(r["student"] for r in results)
         for r in results:
             points = {t["id"]: t["points"] for t in r["tasks"]}
             rows.append([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
                          *late_cells(r),
                          *[f"{points[t]:g}" if t in points else "" for t in task_ids],
-                         "; ".join(r.get("flags", [])), status(r), r.get("message", "")])
+                         "; ".join(with_lookalike(r, similar)), status(r), r.get("message", "")])
     path = Path(out) / "grades.csv"
     atomic_write(path, csv_text(rows))
     return path
+
+
+def with_lookalike(result: dict, similar: dict) -> list:
+    """The flags of `result`, with names.flag first where its student's name looks like another
+    of `similar` (names.lookalikes of the class) and it does not say so already."""
+    flags = list(result.get("flags", []))
+    said = result["student"] in similar and names.flag(result["student"], similar[result["student"]])
+    return [said] + flags if said and said not in flags else flags
 
 
 LATE_COLUMNS = ("raw_score", "submitted_at", "submitted_source", "days_late", "late_penalty")
@@ -297,6 +306,8 @@ def _png_ok(data: bytes) -> bool:
 def feedback_html(result: dict, figures=()) -> str:
     result, figures = bounded(result), bounded_figures(figures)
     e = html.escape
+    lookalike = any(f.startswith(names.MARK) for f in result["flags"])
+    student = e(result["student"]) + (f" <span class='lookalike'>[{e(names.MARK)}]</span>" if lookalike else "")
     rows = "".join(
         f"<tr class='{e(t['status'])}'><td>{e(t['id'])}<div class='title'>{e(t.get('title', ''))}</div></td>"
         f"<td>{STATUS_MARK.get(t['status'], '')} {e(t['status'])}</td>"
@@ -316,12 +327,14 @@ def feedback_html(result: dict, figures=()) -> str:
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; }}
 td, th {{ border: 1px solid #ccc; padding: .4em .6em; vertical-align: top; text-align: left; }}
+td, li, h1, p {{ overflow-wrap: anywhere; }} code {{ white-space: pre-wrap; }}
+.lookalike {{ color: #a4161a; font-weight: bold; }}
 tr.passed td:nth-child(2) {{ color: #17692d; }} tr.failed td:nth-child(2), tr.error td:nth-child(2),
 tr.timeout td:nth-child(2) {{ color: #a4161a; }}
 .title {{ color: #666; font-size: .85em; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
 </style></head><body>
 <h1>{e(result.get('title') or result['assignment'])}</h1>
-<p>Student: <b>{e(result['student'])}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
+<p>Student: <b>{student}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
 {f"<p id='late'>{e(late.describe(result))}</p>" if result.get('late') else ""}
 {f"<p id='message'><b>{e(result['message'])}</b></p>" if result['message'] else ""}
 <table><thead><tr><th>task</th><th>verdict</th><th>points</th><th>message</th><th>measured</th></tr></thead>
@@ -345,7 +358,9 @@ def table(results: list) -> str:
     """A plain-text gradebook: one line per student and assignment."""
     if not results:
         return "(no results)"
-    width = max(len("student"), *(len(r["student"]) for r in results))
+    similar = names.lookalikes(r["student"] for r in results)
+    shown = {r["student"]: names.marked(r["student"], similar) for r in results}
+    width = max(len("student"), *map(len, shown.values()))
     lines = [f"{'student':<{width}}  {'assignment':<26} {'score':>11}  tasks"]
     for r in sorted(results, key=lambda r: (r["student"], r["assignment"])):
         marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}" for t in r["tasks"])
@@ -353,6 +368,6 @@ def table(results: list) -> str:
             marks = f"{STATUS_MARK.get(status(r), '⚠')} {clean_text(r.get('message', ''), 240)}"
         if (r.get("late") or {}).get("penalty"):
             marks += f"  (late: {r['late']['days_late']} d, -{r['late']['penalty']:g})"
-        lines.append(f"{r['student']:<{width}}  {r['assignment']:<26} "
+        lines.append(f"{shown[r['student']]:<{width}}  {r['assignment']:<26} "
                      f"{r['score']:>5g}/{r['max_score']:<5g}  {marks}")
     return "\n".join(lines + ["", LEGEND])

@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..grading import report
+from ..grading import names, report
 from ..course.notebook import NotebookError, code_cells, line_key, read_notebook
 
 # copydetect's defaults: k-grams of 25 characters of the filtered code (shorter matches are
@@ -134,8 +134,8 @@ def _marked(text: str, slices) -> str:
     return "".join(out + [html.escape(text[at:])])
 
 
-def _side(code: Code, share: float, slices) -> str:
-    return (f"<div><h3>{html.escape(code.student)} ({100 * share:.0f} % of it shared)</h3>"
+def _side(code: Code, share: float, slices, similar) -> str:
+    return (f"<div><h3>{html.escape(names.marked(code.student, similar))} ({100 * share:.0f} % of it shared)</h3>"
             f"<pre>{_marked(code.text, slices)}</pre></div>\n")
 
 
@@ -145,21 +145,25 @@ def _link(rank: int) -> str:
 
 def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top: int) -> str:
     e = html.escape
+    similar = names.lookalikes([c.student for c in codes] + [s for s, _ in unreadable])
+    who = {s: e(names.marked(s, similar)) for s in similar.keys() | {c.student for c in codes}
+           | {s for s, _ in unreadable}}
     shown = [p for p in pairs[:top] if p.similarity > 0]
     rows = "".join(
-        f"<tr><td>{i}</td><td>{e(p.a.student)}</td><td>{e(p.b.student)}</td>"
+        f"<tr><td>{i}</td><td>{who[p.a.student]}</td><td>{who[p.b.student]}</td>"
         f"<td class='score'>{100 * p.similarity:.0f} %</td>"
         f"<td>{100 * p.sides[0]:.0f} % / {100 * p.sides[1]:.0f} %</td><td>{p.shared}</td>"
         f"<td>{_link(i) if i <= len(shown) else ''}</td></tr>"
         for i, p in enumerate(pairs[:TABLE_ROWS], start=1) if p.similarity > 0)
     sides = "".join(
-        f"""<section class="pair" id="pair-{i}"><h2>{i}. {e(p.a.student)} and {e(p.b.student)}:
+        f"""<section class="pair" id="pair-{i}"><h2>{i}. {who[p.a.student]} and {who[p.b.student]}:
 {100 * p.similarity:.0f} %</h2><div class="side-by-side">
-{_side(p.a, p.sides[0], p.slices[0])}{_side(p.b, p.sides[1], p.slices[1])}
+{_side(p.a, p.sides[0], p.slices[0], similar)}{_side(p.b, p.sides[1], p.slices[1], similar)}
 </div></section>""" for i, p in enumerate(shown, start=1))
     empty = [c.student for c in codes if not c.fingerprint.hashes]
-    notes = "".join(f"<li>{e(s)}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
-        f"<li>{e(s)}: no code of their own (the exercise's code only)</li>" for s in empty)
+    notes = "".join(f"<li>{who[s]}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
+        f"<li>{who[s]}: no code of their own (the exercise's code only)</li>" for s in empty) + "".join(
+        f"<li>{e(names.flag(s, others))}</li>" for s, others in similar.items())
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{e(assignment.id)}: similar submissions</title>
@@ -168,7 +172,8 @@ body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1em; ma
        color: #222; }}
 table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
 .side-by-side {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }}
-pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
+pre {{ background: #f7f7f7; padding: .6em; font-size: .8em; white-space: pre-wrap;
+       overflow-wrap: anywhere; }} td, li {{ overflow-wrap: anywhere; }}
 mark {{ background: #ffd966; }} .score {{ font-weight: bold; }}
 </style></head><body>
 <h1>{e(assignment.id)} — similar submissions</h1>
@@ -185,9 +190,11 @@ not proof of copying.</p>
 
 
 def similarity_csv(pairs: list) -> str:
+    similar = names.lookalikes(s for p in pairs for s in (p.a.student, p.b.student))
     return report.csv_text([["rank", "student_a", "student_b", "similarity", "similarity_a",
                              "similarity_b", "shared_characters"]]
-                           + [[i, p.a.student, p.b.student, f"{p.similarity:.4f}",
+                           + [[i, names.marked(p.a.student, similar), names.marked(p.b.student, similar),
+                               f"{p.similarity:.4f}",
                                f"{p.sides[0]:.4f}", f"{p.sides[1]:.4f}", p.shared]
                               for i, p in enumerate(pairs, start=1)])
 
@@ -217,10 +224,12 @@ def main(args, course) -> int:
                                 f"{assignment.id}; at least two are needed to compare{hint}")
     pairs = rank(codes)
     html_path, csv_path = write(args.out, assignment, pairs, codes, unreadable, args.top)
-    width = max(len(c.student) for c in codes)
+    similar = names.lookalikes(c.student for c in codes)
+    shown = {c.student: names.marked(c.student, similar) for c in codes}
+    width = max(map(len, shown.values()))
     print(f"{len(codes)} submissions of {assignment.id}, {len(pairs)} pairs; the most similar:")
     for i, p in enumerate(pairs[:10], start=1):
-        print(f"  {i:>2}. {p.a.student:<{width}}  {p.b.student:<{width}}  "
+        print(f"  {i:>2}. {shown[p.a.student]:<{width}}  {shown[p.b.student]:<{width}}  "
               f"{100 * p.similarity:3.0f} %")
     for student, why in unreadable:
         print(f"  not compared: {student}: {why}")
