@@ -334,7 +334,7 @@ tr.timeout td:nth-child(2) {{ color: #a4161a; }}
 .title {{ color: #666; font-size: .85em; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
 </style></head><body>
 <h1>{e(result.get('title') or result['assignment'])}</h1>
-<p>Student: <b>{student}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
+<p>Student: <b id="student">{student}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
 {f"<p id='late'>{e(late.describe(result))}</p>" if result.get('late') else ""}
 {f"<p id='message'><b>{e(result['message'])}</b></p>" if result['message'] else ""}
 <table><thead><tr><th>task</th><th>verdict</th><th>points</th><th>message</th><th>measured</th></tr></thead>

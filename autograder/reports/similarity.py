@@ -64,11 +64,12 @@ def provided_cells(assignment) -> list:
 def own_code(notebook: dict, provided: list) -> str:
     """The notebook's code cells (grade cells excluded) without the exercise's code: the lines
     that are also lines of the exercise (`provided`; whitespace aside) are left out, so what is
-    left of a stub is the body the student wrote, and of an unchanged cell nothing."""
+    left of a stub is the body the student wrote, and of an unchanged cell nothing. Bidi
+    controls are U+FFFD (names.BIDI): shown side by side, code must read as it runs."""
     given = {line_key(line) for code in provided for line in code.splitlines()}
     cells = ["\n".join(line for line in code.splitlines() if line_key(line) not in given)
              for _, code in code_cells(notebook)]
-    return "\n\n".join(cell for cell in cells if cell.strip())
+    return names.BIDI.sub("\ufffd", "\n\n".join(cell for cell in cells if cell.strip()))
 
 
 def fingerprint(student: str, text: str, boilerplate: frozenset = frozenset()) -> Code:
@@ -114,9 +115,9 @@ def collect(paths, assignment, course) -> tuple:
             notebook = read_notebook(submission.path)
             codes.append(fingerprint(submission.student, own_code(notebook, provided), boilerplate))
         except NotebookError as error:
-            unreadable.append((submission.student, str(error)))
+            unreadable.append((submission.student, report.clean_text(str(error), 1000)))
         except Exception as error:      # one notebook never stops the comparison of the others
-            unreadable.append((submission.student, f"{type(error).__name__}: {error}"))
+            unreadable.append((submission.student, report.clean_text(f"{type(error).__name__}: {error}", 1000)))
     return codes, unreadable
 
 
