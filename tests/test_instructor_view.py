@@ -142,6 +142,9 @@ def test_look_alike_names_are_normalised_kept_apart_and_flagged_on_every_row(gra
         others = set(shown.values()) - {name}
         assert all(names.spelled(o) in found[name]["flags"] for o in others), found[name]["flags"]
     assert "U+0430 CYRILLIC SMALL LETTER A" in found[CYRILLIC]["flags"]
+    assert f"the name as found, 'alice\u2800' (U+2800 BRAILLE PATTERN BLANK), is written {shown[BLANK]}" \
+        in found[shown[BLANK]]["flags"]
+    assert f"the name as found, 'alice ' (U+0020 SPACE), is written {shown[SPACE]}" in found[shown[SPACE]]["flags"]
 
 
 def test_no_bidi_control_in_any_file_written(graded):

@@ -58,14 +58,26 @@ def real_assignment(notebook, course):
     return by_tasks[0] if len(by_tasks) == 1 else None
 
 
-def _student_of(path: Path, course) -> str:
+def _name_of(path: Path, course) -> str:
+    """The student's name in a loose notebook's file name, as found (report.student_name not
+    applied): its stem without a -CopyN and the assignment's id or notebook name."""
     stem = COPY.sub("", path.stem)
     for a in course.assignments:
         for suffix in (a.id, a.notebook):
             stem = stem.replace(f"_{suffix}", "").replace(f"-{suffix}", "")
     if not stem.strip("."):        # "...ipynb": not results/../ (a folder name, not a student's)
         stem = f"unnamed{stem}"
-    return report.student_name(stem)
+    return stem
+
+
+def _student_of(path: Path, course) -> str:
+    return report.student_name(_name_of(path, course))
+
+
+def _renamed(found: str, student: str) -> list:
+    """A flag that says the name as found, where report.student_name wrote it otherwise."""
+    return [] if found == student else [
+        f"the name as found, {names.spelled(found)}, is written {student}"]
 
 
 def _identify(path: Path, course, assignment_hint=None) -> Submission:
@@ -136,13 +148,13 @@ def _from_tree(submitted: Path, students, only, course, hint) -> tuple:
     found, student_flags = {}, {}
     for folder in students:
         student = report.student_name(folder.name)
-        student_flags[student] = []
+        student_flags[student] = _renamed(folder.name, student)
         for sub in ([folder / only] if only else _folders(folder)):
             if sub.name in ids and hint in (None, sub.name):
                 deeper = [p for p in _notebooks(sub, recursive=True) if p.parent != sub]
                 found[student, sub.name] = (_notebooks(sub, recursive=False), _ignored(deeper, submitted))
         if only is None:
-            student_flags[student] = _ignored([p for p in _notebooks(folder, recursive=True)
+            student_flags[student] += _ignored([p for p in _notebooks(folder, recursive=True)
                                                if p.relative_to(folder).parts[0] not in ids], submitted)
     return found, student_flags
 
@@ -223,6 +235,9 @@ def discover(paths, course, assignment=None) -> list:
                 errors.append(submission)
             else:
                 claims.setdefault((submission.student, submission.assignment_id), []).append(notebook)
+                student_flags.setdefault(submission.student, [])[:0] = [
+                    f for f in _renamed(_name_of(notebook, course), submission.student)
+                    if f not in student_flags[submission.student]]
     for key, notebooks in claims.items():
         for owner, notebook, flags in _settled(key, notebooks):
             old = found.setdefault(owner, ([], []))
