@@ -287,3 +287,33 @@ def test_every_look_alike_name_is_marked_where_it_is_shown(browser, graded):  # 
     shown = shown_names(browser, "#pairs td:nth-child(2), #pairs td:nth-child(3)")
     assert_marked(shown, "the similarity ranking")
     assert f"{CYRILLIC} [{names.MARK}]" in shown
+
+
+# -- the pieces, quickly -----------------------------------------------------------------------
+@pytest.mark.parametrize("markdown", [
+    "[x](javascript:alert(1))", "[x](<javascript:alert(1)>)", "[x](  JAVASCRIPT:alert(1))",
+    "[x](&#106;avascript:alert(1))", "[x](java\\script:alert(1))", "[r][1]\n\n[1]: javascript:alert(1)",
+    "[x](data:text/html,<script>alert(1)</script>)", "<javascript:alert(1)>",
+    "<a href='javascript:alert(1)'>x</a>", "<img src=x onerror=alert(1)>", "<svg onload=alert(1)>",
+    "<script\nsrc=x>", "<details open ontoggle=alert(1)>", "![a](x\"onerror=\"alert(1))"])
+def test_markdown_renders_inert_in_nbconvert(markdown):
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+    from autograder.platforms.inert import safe_markdown
+    page = markdown2html_mistune(safe_markdown(markdown)).lower()
+    assert not re.search(r"""(href|src)=["']?(javascript|data:text)|<script|<svg|<[^>]*\son\w+=""", page), page
+
+
+@pytest.mark.parametrize("markdown", ["**bold** and [a link](https://example.org)", "$a<b$ and $x < y$",
+                                      "<b>bold</b>, <sub>i</sub> and <img src=\"attachment:plot.png\">"])
+def test_ordinary_markdown_is_kept(markdown):
+    from autograder.platforms.inert import safe_markdown
+    assert safe_markdown(markdown, {"plot.png"}) == markdown
+
+
+def test_skeletons_find_look_alikes_and_leave_ordinary_names_alone():
+    found = names.lookalikes(["alice", "\u0430lice", "alice~a06bd73250e9", "Alice", "José", "Zoë", "王芳", "rn", "m"])
+    assert found == {"alice": ["alice~a06bd73250e9", "\u0430lice"],
+                     "alice~a06bd73250e9": ["alice", "\u0430lice"],
+                     "\u0430lice": ["alice", "alice~a06bd73250e9"], "m": ["rn"], "rn": ["m"]}
+    for name in ("José", "Zoë", "王芳", "Mary Ann"):
+        assert report.student_name(name) == name

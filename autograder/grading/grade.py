@@ -86,7 +86,8 @@ def _identify(path: Path, course, assignment_hint=None) -> Submission:
     parts = path.resolve().parts
     ids = [a.id for a in course.assignments]
     if len(parts) >= 4 and parts[-4] == "submitted" and parts[-2] in ids:
-        return Submission(path, report.student_name(parts[-3]), parts[-2])
+        student = report.student_name(parts[-3])
+        return Submission(path, student, parts[-2], _renamed(parts[-3], student))
     assignment = assignment_hint
     if assignment is None:
         try:
@@ -102,7 +103,8 @@ def _identify(path: Path, course, assignment_hint=None) -> Submission:
             f"{path.name}: cannot tell which assignment this notebook is for (no autograder "
             "metadata, no check() cell of a course task, no assignment in its name or folder); "
             "pass --assignment, or put it in submitted/<student>/<assignment>/"))
-    return Submission(path, _student_of(path, course), assignment)
+    student = _student_of(path, course)
+    return Submission(path, student, assignment, _renamed(_name_of(path, course), student))
 
 
 def _notebooks(folder: Path, recursive: bool) -> list:
@@ -235,9 +237,8 @@ def discover(paths, course, assignment=None) -> list:
                 errors.append(submission)
             else:
                 claims.setdefault((submission.student, submission.assignment_id), []).append(notebook)
-                student_flags.setdefault(submission.student, [])[:0] = [
-                    f for f in _renamed(_name_of(notebook, course), submission.student)
-                    if f not in student_flags[submission.student]]
+                said = student_flags.setdefault(submission.student, [])
+                said[:0] = [f for f in submission.flags if f not in said]
     for key, notebooks in claims.items():
         for owner, notebook, flags in _settled(key, notebooks):
             old = found.setdefault(owner, ([], []))
