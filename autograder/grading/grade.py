@@ -350,9 +350,9 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
         checked = run_checks(sandbox, assignment, seed, deadline=sandbox.deadline + CHECKS_GRACE,
                              takeover=executors.takeover)
         result["tasks"] = [_located(task, labels) for task in checked]
-        try:
-            figures = [base64.b64decode(p) for p in sandbox.probe("__figures__")[:10]
-                       if isinstance(p, str)]
+        try:    # not after a timeout: a probe stopped by the budget leaves its reply unread
+            figures = [] if any(t["status"] == "timeout" for t in checked) else \
+                [base64.b64decode(p) for p in sandbox.probe("__figures__")[:10] if isinstance(p, str)]
         except (ProbeError, ValueError, TypeError):
             figures = []
     except ProbeError as error:     # the notebook did not even finish running
