@@ -9,7 +9,7 @@ import time
 import pytest
 
 from autograder.course.config import CourseError, load_course
-from autograder.grading import budget
+from autograder.grading import budget, executors
 from autograder.grading.judge import run_checks
 from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import COURSE, notebook_fixture
@@ -121,3 +121,23 @@ def test_grader_cpu_limit_is_half_the_time_limit_unless_set(tmp_path):
     path.write_text(text.format("grader_cpu_limit = 0"))
     with pytest.raises(CourseError, match=r"'a'\.grader_cpu_limit: must be a positive number, not 0"):
         load_course(path)
+
+
+def stuck_or_done(name, tries):
+    """A call of a pool: "stuck" is taken over (counted in the file `tries`), others answer."""
+    if name == "stuck":
+        with open(tries, "a") as count:
+            count.write("x")
+        executors.takeover("stuck in C")
+    return name
+
+
+def test_a_pool_worker_taken_over_ends_and_its_call_is_answered_once(tmp_path):
+    tries = tmp_path / "tries"
+    calls = [("stuck", str(tries)), ("done", str(tries)), ("also done", str(tries))]
+    with executors.completed(stuck_or_done, calls, workers=2,
+                             lost=lambda args, reason: f"{args[0]}: {reason}") as answers:
+        got = sorted(answers)
+    assert got == ["also done", "done", "stuck: the grader's checks went over their budget and "
+                                        "did not stop, so their process was ended"]
+    assert tries.read_text() == "x"       # not run again: it would do the same

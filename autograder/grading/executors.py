@@ -133,7 +133,7 @@ def _pool(function, calls, workers, lost):
                     worker.join()
                     worker.connection.close()
                     deaths[index] += 1
-                    reason = f"the grading process ended ({_ended(worker.exitcode)})"
+                    reason = f"the grading process ended ({_ended(worker.exitcode)}), twice"
                     if worker.exitcode == OVER_BUDGET:      # not run again: it would do the same
                         deaths[index] = 2
                         reason = ("the grader's checks went over their budget and did not stop, "
@@ -141,7 +141,7 @@ def _pool(function, calls, workers, lost):
                     if deaths[index] < 2:
                         waiting.appendleft((index, args))
                         continue
-                    kind, value = "ok", lost(args, reason + ", twice")
+                    kind, value = "ok", lost(args, reason)
                 idle.append(worker)
                 if kind == "raise":
                     raise value
