@@ -247,6 +247,7 @@ def discover(paths, course, assignment=None, say=None) -> list:
     was assumed where a folder's layout was recognised by its shape, not its name."""
     found = {}     # (student, assignment) -> ([notebooks], [flags])
     claims = {}    # (student, assignment) -> [loose notebooks whose names say so]
+    folders = set()    # a class's student folders: each gets its rows, with a notebook or not
     student_flags, errors = {}, []
     notebook_names = {a.id: a.notebook for a in course.assignments}
     for path in map(Path, paths):
@@ -267,6 +268,7 @@ def discover(paths, course, assignment=None, say=None) -> list:
                 old[1].extend(f for f in ignored if f not in old[1])
             for student, ignored in flags.items():
                 student_flags.setdefault(student, []).extend(ignored)
+            folders.update(flags)
         loose = [path] if path.is_file() else [] if tree is not None and tree[0] != path / "submitted" \
             else [p for p in _notebooks(path, recursive=True)
                   if "submitted" not in p.relative_to(path).parts[:-1]]
@@ -283,7 +285,7 @@ def discover(paths, course, assignment=None, say=None) -> list:
             old = found.setdefault(owner, ([], []))
             old[0].extend([notebook] if notebook not in old[0] else [])
             old[1].extend(flags)
-    students = {s for s, _ in found} | {s for s, said in student_flags.items() if said}
+    students = {s for s, _ in found} | folders | {s for s, said in student_flags.items() if said}
     order = [a.id for a in course.assignments if any(a.id == k[1] for k in found)]
     for student in students:
         for a in order:
