@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..references import DERIVED
 from ..sandbox.errors import ProbeError
 
 
@@ -76,6 +77,7 @@ def within(tolerance: float, error=rel_error):
 # how a message names the known mistake that a reply equals, and each further one that gives
 # the same value on these inputs
 NAMES, OR_NAMES = "; it matches a known mistake: ", "; or: "
+DERIVED_NAMED = 3       # derived mistakes named at most in one message
 
 
 def misconception(got, expected, variants, close, part=None) -> str:
@@ -85,12 +87,21 @@ def misconception(got, expected, variants, close, part=None) -> str:
     function of it) `got` equals by `close(got, value)`, the check's own comparison at its own
     tolerance (NAMES, and OR_NAMES '<why>' for each further one, when several mistakes give
     that value on these inputs); '' when there is none. A mistake that gives the right answer on these inputs
-    (`close(expected, value)`) is never named: a reply that is right there is not one."""
-    found = []
-    for _, why, value in variants or ():
-        if part is not None:
-            value = part(value) if callable(part) else value[part]
-        with np.errstate(all="ignore"):
-            if close(got, value) and not close(expected, value) and why not in found:
-                found.append(why)
+    (`close(expected, value)`) is never named: a reply that is right there is not one. The
+    catalogue's mistakes come first: one derived from the reference's code (its id starts with
+    `references.DERIVED`) is named only when none of the catalogue's is, and at most DERIVED_NAMED
+    of them."""
+    found, derived = [], []
+    for id_, why, value in variants or ():
+        try:
+            if part is not None:
+                value = part(value) if callable(part) else value[part]
+            with np.errstate(all="ignore"):
+                matches = close(got, value) and not close(expected, value)
+        except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
+            continue
+        named = derived if str(id_).startswith(DERIVED) else found
+        if matches and why not in named:
+            named.append(why)
+    found = found or derived[:DERIVED_NAMED]
     return "".join((OR_NAMES if i else NAMES) + why for i, why in enumerate(found))

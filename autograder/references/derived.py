@@ -1,0 +1,481 @@
+"""Mistakes derived from a reference's own code (issue 30): the grader's side only, never shipped.
+
+A hand-written catalogue (`misconception`) knows the mistakes its authors imagined. Here, as in
+an error model (Singh, Gulwani and Solar-Lezama, PLDI 2013), wrong versions of a reference are
+made by small rewrite rules on its syntax tree, each of which a student makes often:
+
+    two operands or arguments swapped        a - b -> b - a,  f(x, y) -> f(y, x),  (b, a) -> (a, b)
+    a sign flipped                           a + b <-> a - b,  -a -> a
+    a term or a factor dropped               a + b -> a,  a * b -> a,  a / b -> a
+    a power or a root                        a ** b -> a * b,  a ** 2 -> a,  sqrt(a) -> a
+    sum and mean, the axis                   x.sum() <-> x.mean(),  axis=0 -> axis=1
+    a transpose added or dropped             a.T -> a,  a @ b -> a.T @ b
+    an order reversed, off by one            for x in s -> in reversed(s),  range(n) -> range(n - 1),
+                                             x[i] -> x[i + 1]
+    accumulation lost                        a += b -> a = b
+    stale state                              a line left out (never written back),
+                                             two lines in the other order (read before written)
+    two hyperparameters swapped              every use of beta1 and beta2 exchanged
+    precedence regrouped                     a / b * c <-> a / (b * c)
+
+`derived(module, name, args, kwargs)` runs the reference `name` once under a line tracer to learn
+which top-level definitions of `module` the call executes, and on which lines; applies each rule
+at each node of those lines; compiles each mutant from the module's source (`ast`) into a copy of
+the module's globals; and runs it on the same arguments. It keeps a mutant whose result differs
+from the reference's and from every earlier mutant's (the first explanation of a value is kept),
+within `LIMIT` mutants and `SECONDS` of time, and gives [[id, why, value]] as the catalogue does.
+It is only called where `references` computes a reference's known mistakes: lazily, for a task
+whose failure message reads them.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import inspect
+import json
+import sys
+import time
+
+import numpy as np
+
+from ..sandbox import protocol
+from . import DERIVED
+
+LIMIT = 400         # mutants run per call, at most
+SECONDS = 0.4       # and the time they may take
+QUOTE = 60          # the longest piece of code quoted in an explanation
+
+_NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
+_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+           ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%"}
+
+
+def _quote(node) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return f"`{text}`" if len(text) <= QUOTE else f"`{text[:QUOTE - 3]}...`"
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _plus(node, k: int):
+    """node + k (k = +-1), folded when node is a constant."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and \
+            not isinstance(node.value, bool):
+        return ast.Constant(node.value + k)
+    return ast.BinOp(node, ast.Add() if k > 0 else ast.Sub(), ast.Constant(abs(k)))
+
+
+# -- the rewrite rules: node -> [(what the mistake is, the node that replaces it)] ---------------
+def _binop(node: ast.BinOp) -> list:
+    op, a, b = type(node.op), node.left, node.right
+    found = []
+    if op in _NONCOMMUTATIVE:
+        found.append(("the two operands swapped", ast.BinOp(b, node.op, a)))
+    if op in (ast.Add, ast.Sub):
+        found.append(("a sign flipped", ast.BinOp(a, ast.Sub() if op is ast.Add else ast.Add(), b)))
+        found.append(("a term dropped", a))
+        found.append(("a term dropped", b if op is ast.Add else ast.UnaryOp(ast.USub(), b)))
+    if op is ast.Mult:
+        found += [("a factor dropped", a), ("a factor dropped", b)]
+    if op in (ast.Div, ast.FloorDiv):
+        found.append(("the division dropped", a))
+    if op is ast.MatMult:
+        found += [("a transpose added", ast.BinOp(ast.Attribute(a, "T"), node.op, b)),
+                  ("a transpose added", ast.BinOp(a, node.op, ast.Attribute(b, "T")))]
+    if op is ast.Pow:
+        square = isinstance(b, ast.Constant) and b.value == 2
+        root = isinstance(b, ast.Constant) and b.value == 0.5
+        found.append(("`**` written `*`", ast.BinOp(a, ast.Mult(), b)))
+        found.append(("the square dropped" if square else "the square root dropped" if root
+                      else "the power dropped", a))
+    for inner, outer_side in ((a, "left"), (b, "right")):     # precedence: regrouped
+        if isinstance(inner, ast.BinOp) and _same_level(inner.op, node.op):
+            if outer_side == "left":
+                regrouped = ast.BinOp(inner.left, inner.op, ast.BinOp(inner.right, node.op, b))
+            else:
+                regrouped = ast.BinOp(ast.BinOp(a, node.op, inner.left), inner.op, inner.right)
+            found.append(("the operations grouped the other way (precedence)", regrouped))
+    if op is not ast.Pow and not (isinstance(b, ast.Constant) and b.value == 2):
+        found.append(("a square added", ast.BinOp(node, ast.Pow(), ast.Constant(2))))
+    return found
+
+
+def _same_level(a, b) -> bool:
+    levels = ({ast.Add, ast.Sub}, {ast.Mult, ast.Div, ast.MatMult})
+    return any(type(a) in level and type(b) in level for level in levels)
+
+
+def _unary(node: ast.UnaryOp) -> list:
+    return [("a minus sign dropped", node.operand)] if isinstance(node.op, ast.USub) else []
+
+
+def _call(node: ast.Call) -> list:
+    name, found = _call_name(node), []
+    func, args = node.func, node.args
+    if name == "sqrt" and len(args) == 1:
+        found.append(("the square root dropped", args[0]))
+    if name in ("sum", "mean") and isinstance(func, ast.Attribute):
+        other = "mean" if name == "sum" else "sum"
+        changed = copy.copy(node)
+        changed.func = ast.Attribute(func.value, other, func.ctx)
+        found.append((f"a {other} where the right computation takes a {name}", changed))
+    if name in ("transpose",) and len(args) <= 1:
+        found.append(("a transpose dropped", args[0] if args else func.value))
+    if name == "reversed" and len(args) == 1:
+        found.append(("the order not reversed", args[0]))
+    if name == "range" and isinstance(func, ast.Name) and 1 <= len(args) <= 2:
+        for i, arg in enumerate(args):
+            for k in (-1, 1):
+                changed = copy.copy(node)
+                changed.args = list(args)
+                changed.args[i] = _plus(arg, k)
+                found.append(("a range off by one", changed))
+    for keyword in node.keywords:
+        if keyword.arg == "axis" and isinstance(keyword.value, ast.Constant):
+            for axis in {0, 1, -1, None} - {keyword.value.value}:
+                changed = copy.copy(node)
+                changed.keywords = [ast.keyword("axis", ast.Constant(axis)) if k is keyword
+                                    else k for k in node.keywords]
+                found.append(("the axis changed", changed))
+    positional = [a for a in args if not isinstance(a, ast.Starred)]
+    if len(positional) == len(args):
+        for i in range(len(args) - 1):
+            changed = copy.copy(node)
+            changed.args = args[:i] + [args[i + 1], args[i]] + args[i + 2:]
+            found.append(("two arguments swapped", changed))
+    return found
+
+
+def _attribute(node: ast.Attribute) -> list:
+    return [("a transpose dropped", node.value)] if node.attr == "T" else []
+
+
+def _subscript(node: ast.Subscript) -> list:
+    index = node.slice
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and \
+            not isinstance(index.value, bool):
+        return [("an index off by one", ast.Subscript(node.value, ast.Constant(index.value + k),
+                                                      node.ctx)) for k in (-1, 1)]
+    if isinstance(index, ast.Constant) and isinstance(index.value, str):
+        return []
+    if isinstance(index, ast.Slice):
+        found = []
+        for bound in ("lower", "upper"):
+            if getattr(index, bound) is not None:
+                for k in (-1, 1):
+                    changed = copy.copy(index)
+                    setattr(changed, bound, _plus(getattr(index, bound), k))
+                    found.append(("a slice off by one", ast.Subscript(node.value, changed, node.ctx)))
+        return found
+    return []
+
+
+def _sequence(node) -> list:
+    items = node.elts
+    if not 2 <= len(items) <= 4 or isinstance(node.ctx, ast.Store):
+        return []
+    found = []
+    for i in range(len(items) - 1):
+        changed = copy.copy(node)
+        changed.elts = items[:i] + [items[i + 1], items[i]] + items[i + 2:]
+        found.append(("two values swapped", changed))
+    return found
+
+
+def _augassign(node: ast.AugAssign) -> list:
+    if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        value = node.value if isinstance(node.op, ast.Add) else \
+            ast.UnaryOp(ast.USub(), node.value) if isinstance(node.op, ast.Sub) else node.value
+        return [(f"{_quote(node)} written with `=`: what was accumulated is overwritten",
+                 ast.Assign([node.target], value))]
+    return []
+
+
+def _for(node: ast.For) -> list:
+    changed = copy.copy(node)
+    changed.iter = ast.Call(ast.Name("reversed", ast.Load()),
+                            [ast.Call(ast.Name("list", ast.Load()), [node.iter], [])], [])
+    return [("the loop run in the reverse order", changed)]
+
+
+def _body(node) -> list:
+    """Stale state: a line of a block left out (a value never written back), or two adjacent
+    lines in the other order (a value read before it is updated)."""
+    body, found = node.body, []
+    for i, statement in enumerate(body):
+        if isinstance(statement, (ast.Assign, ast.AugAssign)) and len(body) > 1:
+            changed = copy.copy(node)
+            changed.body = body[:i] + body[i + 1:]
+            found.append((f"the line {_quote(statement)} left out (a value never written back)",
+                          changed))
+        if i + 1 < len(body) and not isinstance(body[i + 1], ast.Return):
+            changed = copy.copy(node)
+            changed.body = body[:i] + [body[i + 1], statement] + body[i + 2:]
+            found.append((f"the lines {_quote(statement)} and {_quote(body[i + 1])} in the other "
+                          "order (a value read before it is updated)", changed))
+    return found
+
+
+def _parameters(node: ast.FunctionDef, numbers: set) -> list:
+    """Two numeric parameters of the function (`numbers`: those that were numbers in the traced
+    call) swapped wherever the body reads them."""
+    names = [a.arg for a in node.args.args + node.args.kwonlyargs if a.arg in numbers]
+    found = []
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            changed = copy.deepcopy(node)
+            for name in ast.walk(changed):
+                if isinstance(name, ast.Name) and name.id in (first, second):
+                    name.id = second if name.id == first else first
+            found.append((f"the hyperparameters `{first}` and `{second}` swapped", changed))
+    return found
+
+
+RULES = {ast.BinOp: _binop, ast.UnaryOp: _unary, ast.Call: _call, ast.Attribute: _attribute,
+         ast.Subscript: _subscript, ast.Tuple: _sequence, ast.List: _sequence,
+         ast.AugAssign: _augassign, ast.For: _for}
+
+
+# -- where the call goes ------------------------------------------------------------------------
+def _trace(module, function, args, kwargs):
+    """(result, executed line numbers of module's file, {code name: names of numeric arguments},
+    {first line of a code object that ran: its deepest call depth}) of function(*args, **kwargs)."""
+    filename = module.__file__
+    lines, numbers, depths = set(), {}, {}
+
+    def local(frame, event, arg):
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename != filename:
+            return None
+        lines.add(frame.f_lineno)
+        depth, outer = 0, frame.f_back
+        while outer is not None and depth < 50:
+            depth, outer = depth + 1, outer.f_back
+        depths[frame.f_code.co_firstlineno] = max(depth, depths.get(frame.f_code.co_firstlineno, 0))
+        numbers.setdefault(frame.f_code.co_name, set()).update(
+            name for name, value in frame.f_locals.items()
+            if isinstance(value, (float, np.floating)) and not isinstance(value, bool))
+        return local
+    saved = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        result = function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    finally:
+        sys.settrace(saved)
+    return result, lines, numbers, depths
+
+
+def _executed(statement, lines) -> bool:
+    return any(line in lines for line in range(statement.lineno, statement.end_lineno + 1))
+
+
+def _sites(statement, lines, numbers):
+    """[(k, j, why, node, replacement)]: the j-th mutation of the k-th node (in `_walk`'s order)
+    of `statement`, for the nodes on its executed lines (none inside a `while`: a mutant must
+    end)."""
+    sites, k = [], 0
+    looping = {id(n) for w in ast.walk(statement) if isinstance(w, ast.While) for n in ast.walk(w)}
+    for node in _walk(statement):
+        if id(node) not in looping and getattr(node, "lineno", None) is not None and \
+                any(line in lines for line in range(node.lineno, node.end_lineno + 1)):
+            for j, (why, new) in enumerate(_rules(node, numbers)):
+                sites.append((k, j, why, node, new))
+        k += 1
+    return sites
+
+
+def _walk(node):
+    yield node
+    for _, _, child in _children(node):
+        yield from _walk(child)
+
+
+def _rules(node, numbers) -> list:
+    found = list(RULES[type(node)](node)) if type(node) in RULES else []
+    if isinstance(node, (ast.FunctionDef, ast.For)):
+        found += _body(node)
+    if isinstance(node, ast.FunctionDef):
+        found += _parameters(node, numbers.get(node.name, set()))
+    return found
+
+
+def _replaced(statement, k: int, new):
+    """A copy of `statement` whose k-th node (in `_walk`'s order) is `new`: only the nodes on
+    the path to it are copied, the rest is shared (no node is ever changed in place)."""
+    path = _path(statement, k)
+    new = ast.fix_missing_locations(ast.copy_location(new, _at(statement, path)))
+    if not path:
+        return new
+    root = node = copy.copy(statement)
+    for depth, (field, index) in enumerate(path):
+        last = depth == len(path) - 1
+        value = getattr(node, field)
+        if index is None:
+            child = new if last else copy.copy(value)
+            setattr(node, field, child)
+        else:
+            value = list(value)
+            child = new if last else copy.copy(value[index])
+            value[index] = child
+            setattr(node, field, value)
+        node = child
+    return root
+
+
+def _children(node):
+    """(field, index or None, child) of each child node, in `ast.iter_child_nodes`' order."""
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            yield field, None, value
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, ast.AST):
+                    yield field, index, item
+
+
+def _path(statement, k: int) -> list:
+    """[(field, index)] from `statement` to its k-th node in `_walk`'s order."""
+    path, count = [], [0]
+
+    def find(node) -> bool:
+        if count[0] == k:
+            return True
+        count[0] += 1
+        for field, index, child in _children(node):
+            path.append((field, index))
+            if find(child):
+                return True
+            path.pop()
+        return False
+    assert find(statement), f"no node {k}"
+    return path
+
+
+def _at(node, path):
+    for field, index in path:
+        node = getattr(node, field) if index is None else getattr(node, field)[index]
+    return node
+
+
+def _undecorated(statement):
+    if isinstance(statement, ast.FunctionDef) and statement.decorator_list:
+        statement = copy.copy(statement)
+        statement.decorator_list = []
+    return statement
+
+
+_parsed: dict = {}
+
+
+def _statements(module) -> list:
+    if module.__name__ not in _parsed:
+        _parsed[module.__name__] = ast.parse(inspect.getsource(module)).body
+    return _parsed[module.__name__]
+
+
+def _defines(statement) -> set:
+    if isinstance(statement, ast.FunctionDef):
+        return {statement.name}
+    if isinstance(statement, ast.Assign):
+        return {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+def _key(value) -> str:
+    return hashlib.sha256(json.dumps(protocol.encode(value), sort_keys=True,
+                                     default=repr).encode()).hexdigest()
+
+
+def _equal(a, b) -> bool:
+    """Whether two plain results are the same (to 1e-9 relative): a mutant that equals the
+    reference on these inputs is no mistake here."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if a is None or b is None or isinstance(a, str) or isinstance(b, str):
+        return a == b
+    try:
+        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-9, atol=1e-12, equal_nan=True))
+
+
+def derived(module, name: str, args: tuple, kwargs: dict) -> list:
+    """[[id, why, value]] of the mutants of reference `name` of `module` on these arguments whose
+    value differs from the reference's and from every earlier mutant's; see the module's doc."""
+    deadline = time.monotonic() + SECONDS
+    try:
+        statements = _statements(module)
+    except (OSError, TypeError):        # a module without source (made in a test): no mutants
+        return []
+    with np.errstate(all="ignore"):
+        expected, lines, numbers, depths = _trace(module, getattr(module, name), args, kwargs)
+    ran = [i for i, s in enumerate(statements)
+           if isinstance(s, ast.FunctionDef) and _executed(s, lines)
+           or isinstance(s, ast.Assign) and _executed(s, lines)]
+    names = set().union(*(_defines(statements[i]) for i in ran)) if ran else set()
+    # the tables that hold the functions that ran (RULES = {"adam_update": adam, ...})
+    ran += [i for i, s in enumerate(statements) if isinstance(s, ast.Assign) and i not in ran
+            and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(s.value))]
+    ran.sort()
+    compiled = {i: _compile(module, _undecorated(statements[i])) for i in ran}
+    found, seen, tried = [], {_key(expected)}, 0
+    def depth(i):       # the deepest code first: the formulas are in the leaves of the calls
+        statement = statements[i]
+        return -max((d for line, d in depths.items()
+                     if statement.lineno <= line <= statement.end_lineno), default=0)
+    for i in sorted(ran, key=depth):
+        for k, j, why, old, new in _sites(statements[i], lines, numbers):
+            if tried >= LIMIT or time.monotonic() > deadline:
+                return found
+            tried += 1
+            value = _run(module, name, compiled, ran, i, _replaced(statements[i], k, new),
+                         args, kwargs)
+            if value is None:
+                continue
+            try:
+                digest = _key(value)
+            except (protocol.ProtocolError, TypeError, ValueError):
+                continue
+            if digest in seen or _equal(value, expected):
+                continue
+            seen.add(digest)
+            explanation = why if "`" in why else \
+                f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
+            found.append([f"{DERIVED}{name}.{i}.{k}.{j}", DERIVED_WHY + explanation, value])
+    return found
+
+
+DERIVED_WHY = "the computation with one change, "
+
+
+def _run(module, name, compiled, ran, i, mutated, args, kwargs):
+    """name(*args, **kwargs) with statement i of the module replaced by `mutated`, the other
+    statements that ran (`compiled`: {index: code}) executed beside it in a copy of the module's
+    globals; None when the mutant fails or does not compile."""
+    try:
+        code = _compile(module, _undecorated(mutated))
+    except (SyntaxError, ValueError, TypeError):
+        return None
+    scope = dict(vars(module))
+    try:
+        with np.errstate(all="ignore"):
+            for m in ran:
+                exec(code if m == i else compiled[m], scope)
+            return scope[name](*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    except Exception:           # a mutant may fail in any way: it is then no candidate
+        return None
+
+
+def _compile(module, statement):
+    return compile(ast.Module(body=[statement], type_ignores=[]), module.__file__, "exec")
