@@ -42,8 +42,8 @@ import numpy as np
 from ..sandbox import protocol
 from . import DERIVED
 
-LIMIT = 400         # mutants run per call, at most
-SECONDS = 0.4       # and the time they may take
+LIMIT = 300         # mutants run per call, at most
+SECONDS = 1.0       # and the time they may take (a bound against a slow reference)
 QUOTE = 60          # the longest piece of code quoted in an explanation
 
 _NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
