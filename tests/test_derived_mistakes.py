@@ -8,6 +8,7 @@ import pytest
 
 from autograder import references
 from autograder.checks import optimizers as optimizer_checks
+from autograder.checks import scalar_autodiff as scalar_checks
 from autograder.grading.checking import LOCATED, NAMES, OR_NAMES, located, misconception, within
 from autograder.references import derived, optimizers
 from autograder.reports.classreport import named_mistakes
@@ -154,10 +155,33 @@ def test_the_first_diverging_item_of_a_path_list_is_located():
     got = [expected[0], expected[1].copy()]
     got[1][2, 1] = np.nan
     assert located(got, expected, CLOSE) == \
-        LOCATED + " is in item 1: a non-finite value (nan) at index [2, 1]."
+        LOCATED + " is in item 1, a non-finite value (nan) at index [2, 1]."
 
 
 def test_a_message_that_names_nothing_locates_instead():
     p = 0.3
     message = misconception(5.0, ref.kept_scale(p), ref.misconceptions.kept_scale(p), CLOSE)
     assert message.startswith(LOCATED), message
+
+
+# -- mutants of the library the references compute with (dp) ---------------------------------------
+def test_the_two_local_derivatives_of_a_product_swapped_are_named():
+    """At 01's own comparison (checks.scalar_autodiff.CLOSE): 01's d(a b)/da = a, d(a b)/db = b: a mutant of dp's product, which binary() runs."""
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    a, b = 1.5, 2.5
+    expected = scalar.binary("mul", a, b)
+    message = misconception([a * b, [a, b]], expected, scalar.misconceptions.binary("mul", a, b),
+                            scalar_checks.CLOSE)
+    assert message == NAMES + derived.DERIVED_WHY + ("`lambda g: g * other.value` and "
+                                                     "`lambda g: g * self.value` swapped between "
+                                                     "`self` and `other`"), message
+
+
+def test_mutating_the_library_leaves_the_library_itself_unchanged():
+    from autograder.references import scalar_autodiff
+    before = scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
+                                               [0.5, 1.5])
+    assert derived.derived(scalar_autodiff, "program_gradients",
+                           ([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]], [0.5, 1.5]), {})
+    assert scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
+                                             [0.5, 1.5]) == before

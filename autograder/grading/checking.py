@@ -129,14 +129,14 @@ def located(got, expected, close=None) -> str:
             for name in expected:
                 if name in got and not _close(close, got[name], expected[name]):
                     inner = located(got[name], expected[name], close)
-                    return f"{LOCATED} is in {name!r}" + (inner and ": " + _tail(inner))
+                    return f"{LOCATED} is in {name!r}" + (inner and _tail(inner) or ".")
             return ""
         if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)) and \
                 len(got) == len(expected) and _nested(expected):
             for i, (a, b) in enumerate(zip(got, expected)):
                 if not _close(close, a, b):
                     inner = located(a, b, close)
-                    return f"{LOCATED} is in item {i}" + (inner and ": " + _tail(inner))
+                    return f"{LOCATED} is in item {i}" + (inner and _tail(inner) or ".")
             return ""
         got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
     except (TypeError, ValueError):
@@ -158,9 +158,9 @@ def _nested(items) -> bool:
 
 
 def _tail(sentence: str) -> str:
-    """'. The first difference is X' -> 'X'; '. The first difference: X' -> 'X'."""
+    """'. The first difference is X' -> ', X'; '. The first difference: X' -> ': X'."""
     rest = sentence[len(LOCATED):]
-    return rest[len(" is "):] if rest.startswith(" is ") else rest.lstrip(": ")
+    return ", " + rest[len(" is "):] if rest.startswith(" is ") else rest
 
 
 def _array_located(got, expected) -> str:

@@ -47,6 +47,12 @@ replayed in the bundle (the self-check names mistakes on the public inputs); a c
 that recomputes a value from the student's own data (a plot's line, with dp) registers the
 mistakes of that computation beside it in the checks module and gets their values from
 `variants(that_function, ...)`. `catalogue(notebook)` lists them all.
+
+**Derived mistakes** follow the catalogue's in `ref.misconceptions.f(...)`: wrong versions of `f`
+made, when the list is read, by rewrite rules on the code of `f` and of the library it runs
+(`references/derived.py`, grader side only), with ids that start with DERIVED; recorded and
+replayed like the catalogue's. `checking.misconception` names one only when no catalogue entry
+matches.
 """
 from __future__ import annotations
 
@@ -302,7 +308,8 @@ class _Misconceptions:
                 found = _variants(notebook, "references", getattr(module, name), args, kwargs)
                 from . import derived       # the grader's side only, as the reference modules
                 return found + protocol.decode(protocol.encode(
-                    derived.derived(module, name, args, kwargs)))
+                    [[DERIVED + id_, why, value]
+                     for id_, why, value in derived.derived(module, name, args, kwargs)]))
             if _recording is None:
                 return _Lazy(compute)
             found = compute()

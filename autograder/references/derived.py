@@ -4,7 +4,8 @@ A hand-written catalogue (`misconception`) knows the mistakes its authors imagin
 an error model (Singh, Gulwani and Solar-Lezama, PLDI 2013), wrong versions of a reference are
 made by small rewrite rules on its syntax tree, each of which a student makes often:
 
-    two operands or arguments swapped        a - b -> b - a,  f(x, y) -> f(y, x),  (b, a) -> (a, b)
+    two operands or arguments swapped        a - b -> b - a,  f(x, y) -> f(y, x),  (b, a) -> (a, b),
+                                             f((a, da), (b, db)) -> f((a, db), (b, da))
     a sign flipped                           a + b <-> a - b,  -a -> a
     a term or a factor dropped               a + b -> a,  a * b -> a,  a / b -> a
     a power or a root                        a ** b -> a * b,  a ** 2 -> a,  sqrt(a) -> a
@@ -29,6 +30,7 @@ whose failure message reads them.
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import copy
 import hashlib
@@ -40,7 +42,6 @@ import time
 import numpy as np
 
 from ..sandbox import protocol
-from . import DERIVED
 
 LIMIT = 300         # mutants run per call, at most
 SECONDS = 1.0       # and the time they may take (a bound against a slow reference)
@@ -141,6 +142,19 @@ def _call(node: ast.Call) -> list:
                 changed.keywords = [ast.keyword("axis", ast.Constant(axis)) if k is keyword
                                     else k for k in node.keywords]
                 found.append(("the axis changed", changed))
+    tuples = [i for i, a in enumerate(args) if isinstance(a, ast.Tuple)]
+    for m, first in enumerate(tuples):      # (a, da) and (b, db) -> (a, db) and (b, da)
+        for second in tuples[m + 1:]:
+            one, other = args[first].elts, args[second].elts
+            for p in range(1 if len(one) == len(other) else 0, len(one)):
+                if p < len(other):
+                    changed = copy.copy(node)
+                    changed.args = list(args)
+                    changed.args[first] = ast.Tuple(one[:p] + [other[p]] + one[p + 1:], ast.Load())
+                    changed.args[second] = ast.Tuple(other[:p] + [one[p]] + other[p + 1:],
+                                                     ast.Load())
+                    found.append((f"{_quote(one[p])} and {_quote(other[p])} swapped between "
+                                  f"{_quote(one[0])} and {_quote(other[0])}", changed))
     positional = [a for a in args if not isinstance(a, ast.Starred)]
     if len(positional) == len(args):
         for i in range(len(args) - 1):
@@ -241,28 +255,31 @@ RULES = {ast.BinOp: _binop, ast.UnaryOp: _unary, ast.Call: _call, ast.Attribute:
 
 
 # -- where the call goes ------------------------------------------------------------------------
-def _trace(module, function, args, kwargs):
-    """(result, executed line numbers of module's file, {code name: names of numeric arguments},
-    {first line of a code object that ran: its deepest call depth}) of function(*args, **kwargs)."""
-    filename = module.__file__
-    lines, numbers, depths = set(), {}, {}
-
-    def local(frame, event, arg):
-        if event == "line":
-            lines.add(frame.f_lineno)
-        return local
+def _trace(files: dict, function, args, kwargs):
+    """(result, {file: executed line numbers}, {code name: names of numeric arguments},
+    {(file, first line of a code object that ran): its deepest call depth}) of
+    function(*args, **kwargs), traced in the files of `files` only."""
+    lines, numbers, depths = {}, {}, {}
 
     def tracer(frame, event, arg):
-        if frame.f_code.co_filename != filename:
+        filename = frame.f_code.co_filename
+        if filename not in files:
             return None
-        lines.add(frame.f_lineno)
+        seen = lines.setdefault(filename, set())
+        seen.add(frame.f_lineno)
         depth, outer = 0, frame.f_back
         while outer is not None and depth < 50:
             depth, outer = depth + 1, outer.f_back
-        depths[frame.f_code.co_firstlineno] = max(depth, depths.get(frame.f_code.co_firstlineno, 0))
+        where = filename, frame.f_code.co_firstlineno
+        depths[where] = max(depth, depths.get(where, 0))
         numbers.setdefault(frame.f_code.co_name, set()).update(
             name for name, value in frame.f_locals.items()
             if isinstance(value, (float, np.floating)) and not isinstance(value, bool))
+
+        def local(frame, event, arg):
+            if event == "line":
+                seen.add(frame.f_lineno)
+            return local
         return local
     saved = sys.gettrace()
     sys.settrace(tracer)
@@ -278,24 +295,24 @@ def _executed(statement, lines) -> bool:
 
 
 def _sites(statement, lines, numbers):
-    """[(k, j, why, node, replacement)]: the j-th mutation of the k-th node (in `_walk`'s order)
+    """[(path, j, why, node, replacement)]: the j-th mutation of the node at `path` (`_walk`)
     of `statement`, for the nodes on its executed lines (none inside a `while`: a mutant must
     end)."""
-    sites, k = [], 0
+    sites = []
     looping = {id(n) for w in ast.walk(statement) if isinstance(w, ast.While) for n in ast.walk(w)}
-    for node in _walk(statement):
+    for node, path in _walk(statement):
         if id(node) not in looping and getattr(node, "lineno", None) is not None and \
                 any(line in lines for line in range(node.lineno, node.end_lineno + 1)):
             for j, (why, new) in enumerate(_rules(node, numbers)):
-                sites.append((k, j, why, node, new))
-        k += 1
+                sites.append((path, j, why, node, new))
     return sites
 
 
-def _walk(node):
-    yield node
-    for _, _, child in _children(node):
-        yield from _walk(child)
+def _walk(node, path=()):
+    """(node, [(field, index or None)] from the root to it) of every node, the root first."""
+    yield node, path
+    for field, index, child in _children(node):
+        yield from _walk(child, path + ((field, index),))
 
 
 def _rules(node, numbers) -> list:
@@ -307,11 +324,10 @@ def _rules(node, numbers) -> list:
     return found
 
 
-def _replaced(statement, k: int, new):
-    """A copy of `statement` whose k-th node (in `_walk`'s order) is `new`: only the nodes on
-    the path to it are copied, the rest is shared (no node is ever changed in place)."""
-    path = _path(statement, k)
-    new = ast.fix_missing_locations(ast.copy_location(new, _at(statement, path)))
+def _replaced(statement, path, old, new):
+    """A copy of `statement` whose node `old` at `path` is `new`: only the nodes on the path to
+    it are copied, the rest is shared (no node is ever changed in place)."""
+    new = ast.fix_missing_locations(ast.copy_location(new, old))
     if not path:
         return new
     root = node = copy.copy(statement)
@@ -339,30 +355,6 @@ def _children(node):
             for index, item in enumerate(value):
                 if isinstance(item, ast.AST):
                     yield field, index, item
-
-
-def _path(statement, k: int) -> list:
-    """[(field, index)] from `statement` to its k-th node in `_walk`'s order."""
-    path, count = [], [0]
-
-    def find(node) -> bool:
-        if count[0] == k:
-            return True
-        count[0] += 1
-        for field, index, child in _children(node):
-            path.append((field, index))
-            if find(child):
-                return True
-            path.pop()
-        return False
-    assert find(statement), f"no node {k}"
-    return path
-
-
-def _at(node, path):
-    for field, index in path:
-        node = getattr(node, field) if index is None else getattr(node, field)[index]
-    return node
 
 
 def _undecorated(statement):
@@ -410,36 +402,66 @@ def _equal(a, b) -> bool:
     return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-9, atol=1e-12, equal_nan=True))
 
 
+def _library() -> dict:
+    """{file: module} of the library the references compute with (dp): its code may be
+    mutated too (a student who writes d(a b)/da = a has mutated dp's product)."""
+    import dp
+    root = dp.__file__.rsplit("/", 1)[0] + "/"
+    return {m.__file__: m for m in list(sys.modules.values())
+            if getattr(m, "__file__", None) and m.__file__.startswith(root)
+            and m.__file__.endswith(".py")}
+
+
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     """[[id, why, value]] of the mutants of reference `name` of `module` on these arguments whose
-    value differs from the reference's and from every earlier mutant's; see the module's doc."""
+    value differs from the reference's and from every earlier mutant's; see the module's doc.
+    (`references` prefixes each id with DERIVED.)"""
     deadline = time.monotonic() + SECONDS
     try:
         statements = _statements(module)
     except (OSError, TypeError):        # a module without source (made in a test): no mutants
         return []
+    files = {module.__file__: module, **_library()}
     with np.errstate(all="ignore"):
-        expected, lines, numbers, depths = _trace(module, getattr(module, name), args, kwargs)
+        expected, lines, numbers, depths = _trace(files, getattr(module, name), args, kwargs)
+    mine = lines.get(module.__file__, set())
+    libraries = [files[f] for f in sorted(lines) if f != module.__file__]
     ran = [i for i, s in enumerate(statements)
-           if isinstance(s, ast.FunctionDef) and _executed(s, lines)
-           or isinstance(s, ast.Assign) and _executed(s, lines)]
-    names = set().union(*(_defines(statements[i]) for i in ran)) if ran else set()
-    # the tables that hold the functions that ran (RULES = {"adam_update": adam, ...})
+           if isinstance(s, (ast.FunctionDef, ast.Assign)) and _executed(s, mine)]
+    # the names a mutant may give a new value: the functions that ran, and what the reference
+    # module took from a library that ran (its tables of them are made again: RULES, GRAPH_OPS)
+    names = set().union(*(_defines(statements[i]) for i in ran)) | \
+        {k for k, v in vars(module).items() for lib in libraries
+         if getattr(lib, k, None) is v and callable(v) and not isinstance(v, type(sys))}
     ran += [i for i, s in enumerate(statements) if isinstance(s, ast.Assign) and i not in ran
             and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(s.value))]
     ran.sort()
-    compiled = {i: _compile(module, _undecorated(statements[i])) for i in ran}
+    reference = _Unit(module, statements, ran, undecorated=True)
+    units = [(reference, i, None) for i in ran]
+    for library in libraries:
+        try:
+            unit = _Unit(library, _statements(library), None, undecorated=False)
+        except (OSError, TypeError, SyntaxError):
+            continue
+        executed = lines[library.__file__]
+        for i, statement in enumerate(unit.statements):     # a class: each of its methods
+            members = [m for m in statement.body if isinstance(m, ast.FunctionDef)] \
+                if isinstance(statement, ast.ClassDef) else [None]
+            units += [(unit, i, m) for m in members if _executed(m or statement, executed)]
+
+    def depth(unit_index):      # the deepest code first: the formulas are in the leaves of the calls
+        unit, i, member = unit_index
+        statement, file = member or unit.statements[i], unit.module.__file__
+        return -max((d for (f, line), d in depths.items() if f == file
+                     and statement.lineno <= line <= statement.end_lineno), default=0)
     found, seen, tried = [], {_key(expected)}, 0
-    def depth(i):       # the deepest code first: the formulas are in the leaves of the calls
-        statement = statements[i]
-        return -max((d for line, d in depths.items()
-                     if statement.lineno <= line <= statement.end_lineno), default=0)
-    for i in sorted(ran, key=depth):
-        for k, j, why, old, new in _sites(statements[i], lines, numbers):
+    for unit, i, member in sorted(units, key=depth):
+        statement = member or unit.statements[i]
+        for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers):
             if tried >= LIMIT or time.monotonic() > deadline:
                 return found
             tried += 1
-            value = _run(module, name, compiled, ran, i, _replaced(statements[i], k, new),
+            value = _run(reference, unit, i, member, _replaced(statement, path, old, new), name,
                          args, kwargs)
             if value is None:
                 continue
@@ -452,30 +474,69 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
             seen.add(digest)
             explanation = why if "`" in why else \
                 f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
-            found.append([f"{DERIVED}{name}.{i}.{k}.{j}", DERIVED_WHY + explanation, value])
+            where = ".".join(f"{field}{'' if index is None else index}" for field, index in path)
+            found.append([f"{name}.{unit.module.__name__}.{i}.{where}.{j}",
+                          DERIVED_WHY + explanation, value])
     return found
 
 
 DERIVED_WHY = "the computation with one change, "
 
 
-def _run(module, name, compiled, ran, i, mutated, args, kwargs):
-    """name(*args, **kwargs) with statement i of the module replaced by `mutated`, the other
-    statements that ran (`compiled`: {index: code}) executed beside it in a copy of the module's
-    globals; None when the mutant fails or does not compile."""
+class _Unit:
+    """A module whose statements (`ran`: the indices of those to execute again, None: all) are
+    compiled once; a mutant replaces one of them."""
+
+    def __init__(self, module, statements, ran, undecorated: bool):
+        self.module, self.statements, self.undecorated = module, statements, undecorated
+        self.ran = list(range(len(statements))) if ran is None else ran
+        self.compiled = {i: self.compile(statements[i]) for i in self.ran}
+        self.names = {id(v): k for k, v in vars(module).items()}
+
+    def compile(self, statement):
+        if self.undecorated:
+            statement = _undecorated(statement)
+        return compile(ast.Module(body=[statement], type_ignores=[]), self.module.__file__,
+                       "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
+
+    def execute(self, scope: dict, i=None, code=None) -> dict:
+        for m in self.ran:
+            exec(code if m == i else self.compiled[m], scope)
+        return scope
+
+
+def _run(reference, unit, i, member, mutated, name, args, kwargs):
+    """name(*args, **kwargs) with statement i of `unit` (or its method `member`, when it is a
+    class) replaced by `mutated`: in a copy of the reference module's globals where its
+    statements that ran are executed again; for a mutant of a library module, that module is
+    first executed again whole into a fresh namespace (and the mutated method set on its class
+    there), and what the reference module took from it is taken from there. None when the
+    mutant fails or does not compile."""
     try:
-        code = _compile(module, _undecorated(mutated))
+        code = unit.compile(mutated)
     except (SyntaxError, ValueError, TypeError):
         return None
-    scope = dict(vars(module))
+    scope = dict(vars(reference.module))
     try:
         with np.errstate(all="ignore"):
-            for m in ran:
-                exec(code if m == i else compiled[m], scope)
+            if unit is reference:
+                reference.execute(scope, i, code)
+            else:
+                library = unit.module
+                fresh = {"__name__": library.__name__, "__file__": library.__file__,
+                         "__package__": library.__package__, "__builtins__": __builtins__}
+                if member is None:
+                    unit.execute(fresh, i, code)
+                else:
+                    unit.execute(fresh)
+                    method = {**fresh}
+                    exec(code, method)
+                    setattr(fresh[unit.statements[i].name], member.name, method[member.name])
+                for key, value in list(scope.items()):
+                    if id(value) in unit.names and unit.names[id(value)] in fresh and \
+                            callable(value) and not isinstance(value, type(sys)):
+                        scope[key] = fresh[unit.names[id(value)]]
+                reference.execute(scope)
             return scope[name](*copy.deepcopy(args), **copy.deepcopy(kwargs))
     except Exception:           # a mutant may fail in any way: it is then no candidate
         return None
-
-
-def _compile(module, statement):
-    return compile(ast.Module(body=[statement], type_ignores=[]), module.__file__, "exec")
