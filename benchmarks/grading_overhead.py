@@ -217,6 +217,9 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-nbgrader", action="store_true", help="only our phases and pieces")
     parser.add_argument("--assignment", default="01_scalar_autodiff",
                         help="whose reference solution to grade (default: 01, the trivial one)")
+    parser.add_argument("--variant", default="solution",
+                        help="which notebook of the assignment to grade in 2. (grading_classes.variants: "
+                             "solution, stub, partial, mutant_<name>: a failing one)")
     parser.add_argument("--no-zygote", action="store_true",
                         help="start each submission process with exec, as before the zygote")
     parser.add_argument("--phases-of", type=Path, help=argparse.SUPPRESS)   # the fresh process of 2.
@@ -231,7 +234,7 @@ def main(argv=None) -> int:
     from grading_classes import variants
     a = load_course().assignment(args.assignment)
     how = "exec per submission (no zygote)" if args.no_zygote else "forked by a zygote"
-    print(f"Grading overhead per submission: notebook {a.id} (solution), submission processes "
+    print(f"Grading overhead per submission: notebook {a.id} ({args.variant}), submission processes "
           f"{how}; {machine()}\n")
     with tempfile.TemporaryDirectory(prefix="grading-overhead-") as tmp, OtherLoad() as load:
         tmp = Path(tmp)
@@ -255,7 +258,7 @@ def main(argv=None) -> int:
                   f"{s['ours', 'slope'] / s['nbgrader', 'slope']:.2f}\n")
         notebook = tmp / "phases" / f"{a.notebook}.ipynb"
         notebook.parent.mkdir()
-        nbformat.write(variants(a.id)["solution"], str(notebook))
+        nbformat.write(variants(a.id)[args.variant], str(notebook))
         p = json.loads(subprocess.run([sys.executable, __file__, "--phases-of", str(notebook), "--assignment",
                                        a.id], check=True, capture_output=True, text=True).stdout)
         print("2. Our phases for one submission, in a fresh process (warm), median of 5: seconds")

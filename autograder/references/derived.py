@@ -48,8 +48,6 @@ SECONDS = 1.0       # and the time they may take (a bound against a slow referen
 QUOTE = 60          # the longest piece of code quoted in an explanation
 
 _NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
-_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
-           ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
 def _quote(node) -> str:
