@@ -253,13 +253,20 @@ RULES = {ast.BinOp: _binop, ast.UnaryOp: _unary, ast.Call: _call, ast.Attribute:
 
 
 # -- where the call goes ------------------------------------------------------------------------
-def _trace(files: dict, function, args, kwargs):
+class _TooSlow(Exception):
+    """The reference takes too long for its mutants to be run within the time they may take."""
+
+
+def _trace(files: dict, function, args, kwargs, deadline: float):
     """(result, {file: executed line numbers}, {code name: names of numeric arguments},
     {(file, first line of a code object that ran): its deepest call depth}) of
-    function(*args, **kwargs), traced in the files of `files` only."""
+    function(*args, **kwargs), traced in the files of `files` only; _TooSlow when it is still
+    running at `deadline`."""
     lines, numbers, depths = {}, {}, {}
 
     def tracer(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise _TooSlow
         filename = frame.f_code.co_filename
         if filename not in files:
             return None
@@ -420,8 +427,13 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     except (OSError, TypeError):        # a module without source (made in a test): no mutants
         return []
     files = {module.__file__: module, **_library()}
-    with np.errstate(all="ignore"):
-        expected, lines, numbers, depths = _trace(files, getattr(module, name), args, kwargs)
+    try:
+        with np.errstate(all="ignore"):     # a quarter of the time to see what the call runs
+            expected, lines, numbers, depths = _trace(
+                files, getattr(module, name), args, kwargs,
+                time.monotonic() + SECONDS / 4)
+    except _TooSlow:        # (01's chain of 5,000 nodes): no mutant could run in the time left
+        return []
     mine = lines.get(module.__file__, set())
     libraries = [files[f] for f in sorted(lines) if f != module.__file__]
     ran = [i for i, s in enumerate(statements)
