@@ -185,3 +185,8 @@ def test_mutating_the_library_leaves_the_library_itself_unchanged():
                            ([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]], [0.5, 1.5]), {})
     assert scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
                                              [0.5, 1.5]) == before
+
+
+def test_a_reference_too_slow_to_trace_in_the_time_bound_gets_no_mutants(monkeypatch):
+    monkeypatch.setattr(derived, "SECONDS", 1e-9)
+    assert derived_adam() == []

@@ -211,3 +211,15 @@ def test_the_demo_class_students_with_a_known_mistake_are_told_its_name(tmp_path
         failed = {t["id"]: t["message"] for t in result["tasks"] if t["status"] != "passed"}
         assert list(failed) == [task], failed
         assert NAMES + whys[mistake] in failed[task], failed[task]
+
+
+def test_deriving_mistakes_registers_nothing_in_the_catalogue():
+    """Mutants are compiled from the reference module's source without its decorators: running
+    them adds no known mistake (06 registers its rules' mistakes with a decorator)."""
+    from autograder.references import derived, optimizers
+    before = [(m.id, m.why) for m in references.catalogue("optimizers")]
+    A = np.array([[2.0, 0.3], [0.3, 1.0]])
+    found = derived.derived(optimizers, "paths", ("momentum_update", {"lr": 0.1, "beta": 0.9}, A,
+                                                  np.ones(2), [np.zeros(2)], 4), {})
+    assert found, "momentum's paths have mutants"
+    assert [(m.id, m.why) for m in references.catalogue("optimizers")] == before
