@@ -153,12 +153,18 @@ def _call(node: ast.Call) -> list:
                                                      ast.Load())
                     found.append((f"{_quote(one[p])} and {_quote(other[p])} swapped between "
                                   f"{_quote(one[0])} and {_quote(other[0])}", changed))
-    positional = [a for a in args if not isinstance(a, ast.Starred)]
-    if len(positional) == len(args):
-        for i in range(len(args) - 1):
-            changed = copy.copy(node)
-            changed.args = args[:i] + [args[i + 1], args[i]] + args[i + 2:]
-            found.append(("two arguments swapped", changed))
+    if not any(isinstance(a, ast.Starred) for a in args):
+        found += _adjacent_swaps(node, "args", "two arguments swapped")
+    return found
+
+
+def _adjacent_swaps(node, field: str, why: str) -> list:
+    """`node` with two adjacent items of its list `field` swapped, each pair in turn."""
+    items, found = getattr(node, field), []
+    for i in range(len(items) - 1):
+        changed = copy.copy(node)
+        setattr(changed, field, items[:i] + [items[i + 1], items[i]] + items[i + 2:])
+        found.append((why, changed))
     return found
 
 
@@ -172,8 +178,6 @@ def _subscript(node: ast.Subscript) -> list:
             not isinstance(index.value, bool):
         return [("an index off by one", ast.Subscript(node.value, ast.Constant(index.value + k),
                                                       node.ctx)) for k in (-1, 1)]
-    if isinstance(index, ast.Constant) and isinstance(index.value, str):
-        return []
     if isinstance(index, ast.Slice):
         found = []
         for bound in ("lower", "upper"):
@@ -187,15 +191,9 @@ def _subscript(node: ast.Subscript) -> list:
 
 
 def _sequence(node) -> list:
-    items = node.elts
-    if not 2 <= len(items) <= 4 or isinstance(node.ctx, ast.Store):
+    if not 2 <= len(node.elts) <= 4 or isinstance(node.ctx, ast.Store):
         return []
-    found = []
-    for i in range(len(items) - 1):
-        changed = copy.copy(node)
-        changed.elts = items[:i] + [items[i + 1], items[i]] + items[i + 2:]
-        found.append(("two values swapped", changed))
-    return found
+    return _adjacent_swaps(node, "elts", "two values swapped")
 
 
 def _augassign(node: ast.AugAssign) -> list:
