@@ -102,6 +102,8 @@ def test_derived_mistakes_are_computed_only_when_a_message_reads_them(monkeypatc
     monkeypatch.setattr(derived, "derived", lambda *a: calls.append(a[1]) or real(*a))
     mistakes = ref.misconceptions.kept_scale(0.25)
     assert calls == [], "a right reply computes no mutant"
+    assert misconception(1.0, ref.kept_scale(0.25), mistakes, CLOSE).startswith(NAMES)
+    assert calls == [], "a reply that the catalogue names computes no mutant"
     assert any(id_.startswith(references.DERIVED) for id_, _, _ in mistakes)
     assert calls == ["kept_scale"]
 
@@ -188,5 +190,5 @@ def test_mutating_the_library_leaves_the_library_itself_unchanged():
 
 
 def test_a_reference_too_slow_to_trace_in_the_time_bound_gets_no_mutants(monkeypatch):
-    monkeypatch.setattr(derived, "SECONDS", 1e-9)
+    monkeypatch.setattr(derived, "TRACE", 1e-9)
     assert derived_adam() == []

@@ -92,17 +92,24 @@ def misconception(got, expected, variants, close, part=None) -> str:
     `references.DERIVED`) is named only when none of the catalogue's is, and at most DERIVED_NAMED
     of them."""
     found, derived = [], []
-    for id_, why, value in variants or ():
-        try:
-            if part is not None:
-                value = part(value) if callable(part) else value[part]
-            with np.errstate(all="ignore"):
-                matches = close(got, value) and not close(expected, value)
-        except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
-            continue
-        named = derived if str(id_).startswith(DERIVED) else found
-        if matches and why not in named:
-            named.append(why)
+    # a lazy list (references' _Lazy) computes its derived part only when it is reached
+    groups = variants.parts() if hasattr(variants, "parts") else [variants or ()]
+    for group in groups:
+        for id_, why, value in group:
+            if found and str(id_).startswith(DERIVED):     # the catalogue named it: none derived
+                break
+            try:
+                if part is not None:
+                    value = part(value) if callable(part) else value[part]
+                with np.errstate(all="ignore"):
+                    matches = close(got, value) and not close(expected, value)
+            except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
+                continue
+            named = derived if str(id_).startswith(DERIVED) else found
+            if matches and why not in named:
+                named.append(why)
+        if found:
+            break
     found = found or derived[:DERIVED_NAMED]
     if not found:
         return located(got, expected, close)

@@ -44,7 +44,8 @@ import numpy as np
 from ..sandbox import protocol
 
 LIMIT = 300         # mutants run per call, at most
-SECONDS = 1.0       # and the time they may take (a bound against a slow reference)
+SECONDS = 3.0       # and the time they may take: a safety net, the count is the bound meant
+TRACE = 0.25        # the time the traced run of the reference may take, or no mutants at all
 QUOTE = 60          # the longest piece of code quoted in an explanation
 
 _NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
@@ -426,10 +427,9 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
         return []
     files = {module.__file__: module, **_library()}
     try:
-        with np.errstate(all="ignore"):     # a quarter of the time to see what the call runs
+        with np.errstate(all="ignore"):
             expected, lines, numbers, depths = _trace(
-                files, getattr(module, name), args, kwargs,
-                time.monotonic() + SECONDS / 4)
+                files, getattr(module, name), args, kwargs, time.monotonic() + TRACE)
     except _TooSlow:        # (01's chain of 5,000 nodes): no mutant could run in the time left
         return []
     mine = lines.get(module.__file__, set())
