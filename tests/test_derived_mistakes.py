@@ -3,6 +3,8 @@ wrong versions of a reference by rewrite rules on its syntax tree, `ref.misconce
 gives their values after the catalogue's, `checking.misconception` names one that a failing reply
 equals (the catalogue first), and `checking.located` says where a reply that nothing names goes
 wrong. A right answer, and an equivalent form that the checks accept, is never named."""
+import time
+
 import numpy as np
 import pytest
 
@@ -183,7 +185,7 @@ def test_mutating_the_library_leaves_the_library_itself_unchanged():
     from autograder.references import scalar_autodiff
     before = scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
                                                [0.5, 1.5])
-    assert derived.derived(scalar_autodiff, "program_gradients",
+    assert derived.mutants(scalar_autodiff, "program_gradients",
                            ([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]], [0.5, 1.5]), {})
     assert scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
                                              [0.5, 1.5]) == before
@@ -192,3 +194,15 @@ def test_mutating_the_library_leaves_the_library_itself_unchanged():
 def test_a_reference_too_slow_to_trace_in_the_time_bound_gets_no_mutants(monkeypatch):
     monkeypatch.setattr(derived, "TRACE", 1e-9)
     assert derived_adam() == []
+
+
+def test_a_mutant_that_takes_all_memory_or_never_ends_costs_nothing_but_itself(monkeypatch):
+    """The mutants run in a forked child with a bounded address space and time: one that
+    allocates 8 GiB, or sleeps, gives no mutants, and the grader carries on."""
+    monkeypatch.setattr(derived, "mutants", lambda *args: np.ones(1 << 30).tolist())
+    assert derived_adam() == []
+    monkeypatch.setattr(derived, "mutants", lambda *args: time.sleep(60))
+    monkeypatch.setattr(derived, "SECONDS", 0.5)
+    started = time.monotonic()
+    assert derived_adam() == []
+    assert time.monotonic() - started < 5

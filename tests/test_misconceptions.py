@@ -219,7 +219,7 @@ def test_deriving_mistakes_registers_nothing_in_the_catalogue():
     from autograder.references import derived, optimizers
     before = [(m.id, m.why) for m in references.catalogue("optimizers")]
     A = np.array([[2.0, 0.3], [0.3, 1.0]])
-    found = derived.derived(optimizers, "paths", ("momentum_update", {"lr": 0.1, "beta": 0.9}, A,
+    found = derived.mutants(optimizers, "paths", ("momentum_update", {"lr": 0.1, "beta": 0.9}, A,
                                                   np.ones(2), [np.zeros(2)], 4), {})
     assert found, "momentum's paths have mutants"
     assert [(m.id, m.why) for m in references.catalogue("optimizers")] == before

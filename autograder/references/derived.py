@@ -36,6 +36,10 @@ import copy
 import hashlib
 import inspect
 import json
+import os
+import resource
+import select
+import signal
 import sys
 import time
 
@@ -46,6 +50,7 @@ from ..sandbox import protocol
 LIMIT = 300         # mutants run per call, at most
 SECONDS = 3.0       # and the time they may take: a safety net, the count is the bound meant
 TRACE = 0.25        # the time the traced run of the reference may take, or no mutants at all
+MEMORY = 1 << 30    # the address space the mutants may take beyond the grader's
 QUOTE = 60          # the longest piece of code quoted in an explanation
 
 _NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
@@ -419,7 +424,64 @@ def _library() -> dict:
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     """[[id, why, value]] of the mutants of reference `name` of `module` on these arguments whose
     value differs from the reference's and from every earlier mutant's; see the module's doc.
-    (`references` prefixes each id with DERIVED.)"""
+    (`references` prefixes each id with DERIVED.)
+
+    A mutant may do anything that its rule makes of the code: an outer product of two long
+    vectors, a loop a million times longer. So they run in a child process forked from this one,
+    with MEMORY bytes more address space than this one has and SECONDS + TRACE + 1 seconds to
+    answer, killed past that; what it answers is plain data (protocol), read as such."""
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return []
+    if pid == 0:                # the child: never returns
+        status = 1
+        try:
+            os.close(read)
+            with open("/proc/self/statm", encoding="ascii") as statm:
+                size = int(statm.read().split()[0]) * resource.getpagesize()
+            resource.setrlimit(resource.RLIMIT_AS, (size + MEMORY, resource.getrlimit(
+                resource.RLIMIT_AS)[1]))
+            answer = json.dumps(protocol.encode(mutants(module, name, args, kwargs))).encode()
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(answer)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    data = _read_until(read, time.monotonic() + SECONDS + TRACE + 1)
+    if data is None:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    if data is None or status != 0:
+        return []
+    try:
+        return protocol.decode(json.loads(data))
+    except (ValueError, protocol.ProtocolError):
+        return []
+
+
+def _read_until(fd: int, deadline: float):
+    """All that can be read from `fd` until its end, or None at `deadline`; closes it."""
+    chunks = []
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
+    """`derived`, in this process."""
     deadline = time.monotonic() + SECONDS
     try:
         statements = _statements(module)
