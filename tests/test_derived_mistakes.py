@@ -52,7 +52,7 @@ def test_swapped_hyperparameters_are_derived_and_named():
     swapped = adam_paths({**ADAM, "beta1": ADAM["beta2"], "beta2": ADAM["beta1"]})
     [expected] = adam_paths()
     message = misconception(swapped[0], expected, derived_adam(), CLOSE, part=0)
-    assert "the hyperparameters `beta1` and `beta2` swapped" in message, message
+    assert "`beta1` and `beta2` swapped wherever they are used" in message, message
 
 
 def test_a_mutant_within_the_checks_tolerance_of_the_right_answer_is_never_named():
@@ -176,9 +176,9 @@ def test_the_two_local_derivatives_of_a_product_swapped_are_named():
     expected = scalar.binary("mul", a, b)
     message = misconception([a * b, [a, b]], expected, scalar.misconceptions.binary("mul", a, b),
                             scalar_checks.CLOSE)
-    assert message == NAMES + derived.DERIVED_WHY + ("`lambda g: g * other.value` and "
-                                                     "`lambda g: g * self.value` swapped between "
-                                                     "`self` and `other`"), message
+    assert message.startswith(NAMES + derived.DERIVED_WHY + (
+        "`lambda g: g * other.value` and `lambda g: g * self.value` swapped between `self` and "
+        "`other`")), message
 
 
 def test_mutating_the_library_leaves_the_library_itself_unchanged():

@@ -23,7 +23,7 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
 which top-level definitions of `module` the call executes, and on which lines; applies each rule
 at each node of those lines; compiles each mutant from the module's source (`ast`) into a copy of
 the module's globals; and runs it on the same arguments. It keeps a mutant whose result differs
-from the reference's and from every earlier mutant's (the first explanation of a value is kept),
+from the reference's (at most SAME_VALUE explanations of one value are kept),
 within `LIMIT` mutants and `SECONDS` of time, and gives [[id, why, value]] as the catalogue does.
 It is only called where `references` computes a reference's known mistakes: lazily, for a task
 whose failure message reads them.
@@ -50,6 +50,7 @@ from ..sandbox import protocol
 LIMIT = 300         # mutants run per call, at most
 SECONDS = 3.0       # and the time they may take: a safety net, the count is the bound meant
 TRACE = 0.25        # the time the traced run of the reference may take, or no mutants at all
+SAME_VALUE = 2      # explanations kept for one value: another mutation may be the student's
 MEMORY = 1 << 30    # the address space the mutants may take beyond the grader's
 QUOTE = 60          # the longest piece of code quoted in an explanation
 
@@ -247,7 +248,7 @@ def _parameters(node: ast.FunctionDef, numbers: set) -> list:
             for name in ast.walk(changed):
                 if isinstance(name, ast.Name) and name.id in (first, second):
                     name.id = second if name.id == first else first
-            found.append((f"the hyperparameters `{first}` and `{second}` swapped", changed))
+            found.append((f"`{first}` and `{second}` swapped wherever they are used", changed))
     return found
 
 
@@ -423,8 +424,8 @@ def _library() -> dict:
 
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     """[[id, why, value]] of the mutants of reference `name` of `module` on these arguments whose
-    value differs from the reference's and from every earlier mutant's; see the module's doc.
-    (`references` prefixes each id with DERIVED.)
+    value differs from the reference's (and at most SAME_VALUE of them for one value); see the
+    module's doc. (`references` prefixes each id with DERIVED.)
 
     A mutant may do anything that its rule makes of the code: an outer product of two long
     vectors, a loop a million times longer. So they run in a child process forked from this one,
@@ -524,7 +525,7 @@ def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
         statement, file = member or unit.statements[i], unit.module.__file__
         return -max((d for (f, line), d in depths.items() if f == file
                      and statement.lineno <= line <= statement.end_lineno), default=0)
-    found, seen, tried = [], {_key(expected)}, 0
+    found, seen, tried = [], {_key(expected): SAME_VALUE}, 0
     for unit, i, member in sorted(units, key=depth):
         statement = member or unit.statements[i]
         for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers):
@@ -539,9 +540,9 @@ def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
                 digest = _key(value)
             except (protocol.ProtocolError, TypeError, ValueError):
                 continue
-            if digest in seen or _equal(value, expected):
+            if seen.get(digest, 0) >= SAME_VALUE or _equal(value, expected):
                 continue
-            seen.add(digest)
+            seen[digest] = seen.get(digest, 0) + 1
             explanation = why if "`" in why else \
                 f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
             where = ".".join(f"{field}{'' if index is None else index}" for field, index in path)
