@@ -62,10 +62,10 @@ def test_checks_past_their_cpu_budget_stop_and_say_why(namespace, honest):
     # 21 numgrad probes of 0.5 s each: 10.5 s of CPU unbounded; the budget leaves 1 s for them
     allowed = round(1.5 * honest[0] + 1, 1)
     assignment = with_cpu_budget(allowed)
-    start = time.monotonic()
+    start = time.process_time()     # CPU, as the budget counts it (wall time varies with the load)
     results = by_task(run_checks(Costly(namespace, assignment, burn, 0.5), assignment, 1,
                                  deadline=time.monotonic() + 600))
-    assert time.monotonic() - start < honest[1] + allowed + 3 * budget.RAISE_AGAIN
+    assert time.process_time() - start < allowed + 3 * budget.RAISE_AGAIN
     stopped = results[LAST]
     assert stopped["status"] == "timeout" and stopped["points"] == 0, stopped
     assert f"more than the {allowed:g} s allowed" in stopped["message"], stopped["message"]

@@ -199,8 +199,11 @@ def run_checks(submission, assignment, seed, public=False, tasks=None, deadline=
     plugin, code = JudgePlugin(submission, assignment, seed, public, tasks), None
     bounded = contextlib.nullcontext() if deadline is None else \
         limited(assignment.limits.grader_cpu_limit, deadline, takeover)
-    with _quiet_pytest(), bounded as plugin.spent:
-        code = pytest.main(_pytest_args([assignment.checks_path]), plugins=[plugin])
+    try:
+        with _quiet_pytest(), bounded as plugin.spent:
+            code = pytest.main(_pytest_args([assignment.checks_path]), plugins=[plugin])
+    finally:
+        per_task(started=False)     # the last task's time for derived mistakes ends with it
     over = plugin.spent is not None and plugin.spent.over
     if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR) and not over:
         plugin.problems.append(f"pytest exited with {code!r}")

@@ -81,14 +81,15 @@ DERIVED = "derived:"
 hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
 
 
-def per_task() -> None:
-    """A task's checks start: so does the time for deriving its mistakes (references/derived.py,
-    grader side only: the student bundle has none, and nothing is derived there)."""
+def per_task(started: bool = True) -> None:
+    """A task's checks start (or, `started` False, the checks end): so does the time for
+    deriving its mistakes (references/derived.py, grader side only: the student bundle has
+    none, and nothing is derived there)."""
     try:
         from . import derived
     except ImportError:
         return
-    derived.per_task()
+    derived.per_task() if started else derived.per_task(None)
 
 
 class NotPublic(Exception):

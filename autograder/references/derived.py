@@ -48,9 +48,10 @@ import numpy as np
 from ..sandbox import protocol
 
 LIMIT = 300         # mutants run per call, at most
-SECONDS = 3.0       # and the time they may take: a safety net, the count is the bound meant
+SECONDS = 3.0       # and the CPU time they may take: a safety net, the count is the bound meant
 PER_TASK = 4.0      # and all the calls of one task's checks together (`per_task`)
-TRACE = 0.25        # the time the traced run of the reference may take, or no mutants at all
+TRACE = 0.25        # the CPU time the traced run of the reference may take, or no mutants at all
+WALL = 3            # the child has WALL times their sum + 1 s of wall time for both, killed past it
 SAME_VALUE = 2      # explanations kept for one value: another mutation may be the student's
 MEMORY = 1 << 30    # the address space the mutants may take beyond the grader's
 QUOTE = 60          # the longest piece of code quoted in an explanation
@@ -300,7 +301,7 @@ def _trace(files: dict, function, args, kwargs, deadline: float):
     def tracer(frame, event, arg):
         # past the deadline, the frame's first line raises (a 'line' event's exception is raised
         # in the traced code, as a loop's next turn raises in `local`)
-        if time.monotonic() > deadline:
+        if time.thread_time() > deadline:
             return stop
         filename = frame.f_code.co_filename
         if filename not in files:
@@ -318,7 +319,7 @@ def _trace(files: dict, function, args, kwargs, deadline: float):
 
         def local(frame, event, arg):
             if event == "line":
-                if time.monotonic() > deadline:
+                if time.thread_time() > deadline:
                     raise _TooSlow
                 seen.add(frame.f_lineno)
             return local
@@ -458,10 +459,11 @@ def _library() -> dict:
 _until = [None]      # when the current task's time for derived mistakes ends (None: no bound)
 
 
-def per_task(seconds: float = PER_TASK) -> None:
+def per_task(seconds: float | None = PER_TASK) -> None:
     """Start the time of a task's checks for deriving mistakes: all of its calls of `derived`
-    together take at most `seconds` (the judge calls this when a task's first check starts)."""
-    _until[0] = time.monotonic() + seconds
+    together take at most `seconds` (the judge calls this when a task's first check starts, and
+    with None when its checks end: no bound outside a task's checks, and none left over)."""
+    _until[0] = None if seconds is None else time.monotonic() + seconds
 
 
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
@@ -471,10 +473,11 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
 
     A mutant may do anything that its rule makes of the code: an outer product of two long
     vectors, a loop a million times longer. So they run in a child process forked from this one,
-    with MEMORY bytes more address space than this one has and SECONDS + TRACE + 1 seconds to
-    answer, killed past that; what it answers is plain data (protocol), read as such. Within the
-    current task's time (`per_task`): none left, none derived."""
-    left = SECONDS + TRACE + 1 if _until[0] is None else min(SECONDS + TRACE + 1, _until[0] - time.monotonic())
+    with MEMORY bytes more address space than this one has and WALL * (SECONDS + TRACE) + 1
+    seconds of wall time to answer, killed past that; what it answers is plain data (protocol),
+    read as such. Within the current task's time (`per_task`): none left, none derived."""
+    wall = WALL * (SECONDS + TRACE) + 1
+    left = wall if _until[0] is None else min(wall, _until[0] - time.monotonic())
     if left < 0.5:
         return []
     read, write = os.pipe()
@@ -529,8 +532,9 @@ def _read_until(fd: int, deadline: float):
 
 def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     """`derived`, in this process."""
-    deadline = time.monotonic() + SECONDS if _until[0] is None else \
-        min(time.monotonic() + SECONDS, _until[0] - TRACE - 0.5)
+    # CPU time (this thread's), so that what is derived does not depend on the machine's load;
+    # the task's bound (`per_task`) is wall time, and a safety net
+    deadline, task_ends = time.thread_time() + SECONDS, _until[0]
     try:
         statements = _statements(module)
     except (OSError, TypeError):        # a module without source (made in a test): no mutants
@@ -539,7 +543,7 @@ def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     try:
         with np.errstate(all="ignore"):
             expected, lines, numbers, depths = _trace(
-                files, getattr(module, name), args, kwargs, time.monotonic() + TRACE)
+                files, getattr(module, name), args, kwargs, time.thread_time() + TRACE)
     except _TooSlow:        # (01's chain of 5,000 nodes): no mutant could run in the time left
         return []
     mine = lines.get(module.__file__, set())
@@ -576,7 +580,8 @@ def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     for unit, i, member in sorted(units, key=depth):
         statement = member or unit.statements[i]
         for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers):
-            if tried >= LIMIT or time.monotonic() > deadline:
+            if tried >= LIMIT or time.thread_time() > deadline or \
+                    task_ends is not None and time.monotonic() > task_ends - 0.5:
                 return found
             tried += 1
             value = _run(reference, unit, i, member, _replaced(statement, path, old, new), name,
