@@ -434,17 +434,20 @@ def test_a_class_is_read_by_its_shape_whatever_its_folder_is_called(tmp_path, to
 
 
 def test_notebooks_of_the_same_name_read_as_one_student_say_where_they_are(tmp_path):
-    """Loose notebooks in folders that are not a class's shape: the row's message names the
-    folders and the layout, instead of 'none is named' what all of them are named."""
+    """Loose notebooks of one name in folders that are not a class's shape: each is graded, as
+    its folder's name, and its row says why and which layout a class is read in, instead of
+    'none is named' what all of them are named."""
     notebook = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})
     for folder in ("x", "y"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "scalar_autodiff.ipynb").write_text(notebook)
     from autograder.grading.grade import discover
-    [row] = discover([tmp_path], COURSE)
-    assert row.status == "error" and "none is named" not in row.message, row.message
-    assert "2 notebooks named scalar_autodiff.ipynb" in row.message and "x/, y/" in row.message
-    assert "<student>/<assignment>/<notebook>.ipynb" in row.message
+    rows = {(s.student, s.assignment_id): s for s in discover([tmp_path], COURSE)}
+    assert set(rows) == {("x", A), ("y", A)} and all(s.status == "graded" for s in rows.values())
+    [flag] = rows["x", A].flags
+    assert "none is named" not in flag and "no notebook is named" not in flag, flag
+    assert "2 notebooks are named scalar_autodiff.ipynb, in different folders" in flag and "x/" in flag
+    assert "<student>/<assignment>/<notebook>.ipynb" in flag
 
 
 PLANTED = {   # an instructor's mistake in 01's probes: (the text, its replacement, what is said)

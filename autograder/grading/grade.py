@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import executors, late, public_cases, report
+from . import executors, late, names, public_cases, report
 from . import secret as grading_secret
 from ..sandbox import seal
 from ..course.config import ROOT, CourseError, load_course
@@ -59,14 +59,26 @@ def real_assignment(notebook, course):
     return by_tasks[0] if len(by_tasks) == 1 else None
 
 
-def _student_of(path: Path, course) -> str:
+def _name_of(path: Path, course) -> str:
+    """The student's name in a loose notebook's file name, as found (report.student_name not
+    applied): its stem without a -CopyN and the assignment's id or notebook name."""
     stem = COPY.sub("", path.stem)
     for a in course.assignments:
         for suffix in (a.id, a.notebook):
             stem = stem.replace(f"_{suffix}", "").replace(f"-{suffix}", "")
     if not stem.strip("."):        # "...ipynb": not results/../ (a folder name, not a student's)
         stem = f"unnamed{stem}"
-    return report.student_name(stem)
+    return stem
+
+
+def _student_of(path: Path, course) -> str:
+    return report.student_name(_name_of(path, course))
+
+
+def _renamed(found: str, student: str) -> list:
+    """A flag that says the name as found, where report.student_name wrote it otherwise."""
+    return [] if found == student else [
+        f"the name as found, {names.spelled(found)}, is written {student}"]
 
 
 def _identify(path: Path, course, assignment_hint=None) -> Submission:
@@ -75,7 +87,8 @@ def _identify(path: Path, course, assignment_hint=None) -> Submission:
     parts = path.resolve().parts
     ids = [a.id for a in course.assignments]
     if len(parts) >= 4 and parts[-4] == "submitted" and parts[-2] in ids:
-        return Submission(path, report.student_name(parts[-3]), parts[-2])
+        student = report.student_name(parts[-3])
+        return Submission(path, student, parts[-2], _renamed(parts[-3], student))
     assignment = assignment_hint
     if assignment is None:
         try:
@@ -91,7 +104,8 @@ def _identify(path: Path, course, assignment_hint=None) -> Submission:
             f"{path.name}: cannot tell which assignment this notebook is for (no autograder "
             "metadata, no check() cell of a course task, no assignment in its name or folder); "
             "pass --assignment, or put it in submitted/<student>/<assignment>/"))
-    return Submission(path, _student_of(path, course), assignment)
+    student = _student_of(path, course)
+    return Submission(path, student, assignment, _renamed(_name_of(path, course), student))
 
 
 def _notebooks(folder: Path, recursive: bool) -> list:
@@ -158,13 +172,13 @@ def _from_tree(submitted: Path, students, only, course, hint) -> tuple:
     found, student_flags = {}, {}
     for folder in students:
         student = report.student_name(folder.name)
-        student_flags[student] = []
+        student_flags[student] = _renamed(folder.name, student)
         for sub in ([folder / only] if only else _folders(folder)):
             if sub.name in ids and hint in (None, sub.name):
                 deeper = [p for p in _notebooks(sub, recursive=True) if p.parent != sub]
                 found[student, sub.name] = (_notebooks(sub, recursive=False), _ignored(deeper, submitted))
         if only is None:
-            student_flags[student] = _ignored([p for p in _notebooks(folder, recursive=True)
+            student_flags[student] += _ignored([p for p in _notebooks(folder, recursive=True)
                                                if p.relative_to(folder).parts[0] not in ids], submitted)
     return found, student_flags
 
@@ -175,12 +189,6 @@ def _choose(student, assignment, notebooks, flags, course) -> Submission:
         return Submission(None, student, assignment, flags, "missing", "no notebook was submitted")
     name = course.assignment(assignment).notebook
     chosen = [p for p in notebooks if p.stem == name] or [p for p in notebooks if not COPY.search(p.stem)]
-    if len(notebooks) > 1 and len([p for p in chosen if p.stem == name]) > 1:
-        return Submission(None, student, assignment, flags, "error", (
-            f"{len(chosen)} notebooks named {name}.ipynb were read as {student}'s, from the folders "
-            f"{', '.join(sorted(p.parent.name + '/' for p in chosen))}: a class is read from "
-            "<student>/<assignment>/<notebook>.ipynb, so give the folder that holds the students' "
-            "folders, or keep only the one to grade"))
     if len(notebooks) > 1 and len(chosen) != 1:
         return Submission(None, student, assignment, flags, "error", (
             f"{len(notebooks)} notebooks for one assignment ({', '.join(p.name for p in notebooks)}) "
@@ -192,6 +200,42 @@ def _choose(student, assignment, notebooks, flags, course) -> Submission:
     return Submission(chosen[0], student, assignment, flags)
 
 
+def _settled(key, notebooks) -> list:
+    """[((student, assignment), notebook, [flags])] of the loose notebooks whose names claim the
+    same student and assignment (`key`). A loose notebook's name is all that says whose it is,
+    and anyone can name a file, so no name may take away another student's grade: of several
+    (Copy leftovers aside, which _choose sets aside), the one named exactly as the student
+    ("alice.ipynb") stays theirs, and every other ("alice-scalar_autodiff.ipynb") is graded apart,
+    as a student named by the whole file name; the rows of both say so."""
+    student, assignment = key
+    originals = [p for p in notebooks if not COPY.search(p.stem)]
+    if len(originals) < 2:
+        return [(key, p, []) for p in notebooks]
+    exact = [p for p in originals if report.student_name(p.stem) == student]
+    kept = exact[0] if len(exact) == 1 else None
+    stems = [p.stem for p in originals]
+    settled, apart = [], []
+    for p in notebooks:
+        if p == kept or (kept and p not in originals):
+            settled.append((key, p, []))
+            continue
+        if stems.count(p.stem) > 1:     # one file name in several folders: each folder's own
+            own = report.student_name(p.parent.name)
+            flag = (f"{stems.count(p.stem)} notebooks are named {p.name}, in different folders: "
+                    f"the one in {p.parent.name}/ is graded apart, as {own} (a class is read as "
+                    "<student>/<assignment>/<notebook>.ipynb: give the folder that holds the students')")
+        else:
+            own = report.student_name(p.stem)
+            why = (f"{kept.name} is {student}'s" if kept else f"no notebook is named {student}.ipynb")
+            flag = f"{p.name} is named like {student}'s notebook and {why}: graded apart, as {own}"
+        settled.append(((own, assignment), p, [flag]))
+        apart.append(f"{p.name} (graded apart, as {own})")
+    if kept:
+        settled = [(k, p, [f"other notebooks named like {student}'s, not graded as theirs: "
+                           + ", ".join(apart)] if p == kept else f) for k, p, f in settled]
+    return settled
+
+
 def discover(paths, course, assignment=None, say=None) -> list:
     """One Submission per student and assignment of the input (notebooks, or folders: nbgrader's
     submitted/ tree, or loose notebooks): every student of the input gets a row for every
@@ -199,12 +243,13 @@ def discover(paths, course, assignment=None, say=None) -> list:
     telling which notebook or assignment (the row's message says why). `say(text)`: told what
     was assumed where a folder's layout was recognised by its shape, not its name."""
     found = {}     # (student, assignment) -> ([notebooks], [flags])
+    claims = {}    # (student, assignment) -> [loose notebooks whose names say so]
     student_flags, errors = {}, []
-    notebooks = {a.id: a.notebook for a in course.assignments}
+    notebook_names = {a.id: a.notebook for a in course.assignments}
     for path in map(Path, paths):
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or folder")
-        tree = _tree(path, notebooks) if path.is_dir() else None
+        tree = _tree(path, notebook_names) if path.is_dir() else None
         if tree is not None and "submitted" not in (path.name, path.parent.name, tree[0].name) and say:
             say(f"read {path}/ as a class: <student>/<assignment>/<notebook>.ipynb (nbgrader's "
                 f"layout), its {len(tree[1])} folders as students; notebooks elsewhere in it are "
@@ -227,9 +272,15 @@ def discover(paths, course, assignment=None, say=None) -> list:
             if submission.status == "error":
                 errors.append(submission)
             else:
-                old = found.setdefault((submission.student, submission.assignment_id), ([], []))
-                old[0].extend([notebook] if notebook not in old[0] else [])
-    students = {s for s, _ in found} | set(student_flags)
+                claims.setdefault((submission.student, submission.assignment_id), []).append(notebook)
+                said = student_flags.setdefault(submission.student, [])
+                said[:0] = [f for f in submission.flags if f not in said]
+    for key, notebooks in claims.items():
+        for owner, notebook, flags in _settled(key, notebooks):
+            old = found.setdefault(owner, ([], []))
+            old[0].extend([notebook] if notebook not in old[0] else [])
+            old[1].extend(flags)
+    students = {s for s, _ in found} | {s for s, said in student_flags.items() if said}
     order = [a.id for a in course.assignments if any(a.id == k[1] for k in found)]
     for student in students:
         for a in order:
@@ -519,7 +570,10 @@ def grade_all(paths, out, jobs=None, assignment=None, course_path=None, progress
     done = sum(s.status == "graded" for s in submissions) - len(todo)    # by an earlier run
     bar = _progress(tqdm, len(submissions), done, progress)
 
-    noticed = {(s.student, s.assignment_id): s.flags for s in submissions}
+    similar = names.lookalikes(s.student for s in submissions)   # flagged on every row of theirs
+    noticed = {(s.student, s.assignment_id):
+               report.with_lookalike({"student": s.student, "flags": s.flags}, similar)
+               for s in submissions}
 
     def finish(result, figures):
         result["course_sha256"] = digest       # and what discovery noticed, first:

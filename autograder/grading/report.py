@@ -18,9 +18,10 @@ import os
 import re
 import reprlib
 import tempfile
+import unicodedata
 from pathlib import Path
 
-from . import late
+from . import late, names
 
 STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛", "missing": "–"}
 STATUS_MEANING = {"passed": "passed", "failed": "failed (the message says why)",
@@ -41,7 +42,8 @@ CAPS = {"message": 2000,          # a task's message (its first failed check's),
         "text": 300,              # any other text field (student, notebook name, ...)
         "figures": 10, "figure_bytes": 2 ** 20, "figures_bytes": 2 * 2 ** 20}   # PNGs: each, all
 TRUNCATED = " … (truncated)"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|" + names.BIDI.pattern)
+_ZERO_WIDTH = re.compile("[\u200b\u2060-\u2064\ufeff]")
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = _REPR.maxlong = CAPS["text"]
 FILE_MODE, DIR_MODE = 0o640, 0o750     # the instructor's group may read results and feedback
@@ -50,12 +52,13 @@ FILE_MODE, DIR_MODE = 0o640, 0o750     # the instructor's group may read results
 def clean_text(value, cap: int = CAPS["text"], keep_end: bool = False) -> str:
     """`value` as text that can be written anywhere: at most `cap` characters (the start kept,
     or the end with `keep_end`, and TRUNCATED said), surrogates and other unencodable characters
-    as backslash escapes, control characters (but newline and tab) as U+FFFD. Not a string:
-    its bounded repr (no huge str() of a huge reply)."""
+    as backslash escapes, control characters (but newline and tab) and the bidi controls
+    (names.BIDI: they would reorder the text around them, the grader's own included) as U+FFFD,
+    zero-width characters left out. Not a string: its bounded repr (no huge str() of a huge reply)."""
     if not isinstance(value, str):
         value = _REPR.repr(value)
     value = _cut(value, cap, keep_end).encode("utf-8", "backslashreplace").decode("utf-8")
-    return _cut(_CONTROL.sub("\ufffd", value), cap, keep_end)    # escapes made it longer
+    return _cut(_CONTROL.sub("\ufffd", _ZERO_WIDTH.sub("", value)), cap, keep_end)    # escapes made it longer
 
 
 NAME_BYTES = 100     # a student's name, also a folder's name: well within a file system's 255
@@ -66,14 +69,20 @@ def student_name(found: str) -> str:
     their results/ and feedback/ folders), from the name of their folder or notebook as found.
 
     The name itself when it is one line of printable characters, at most NAME_BYTES bytes in
-    UTF-8, not hidden (a leading ".") and without "~" or U+FFFD. Any other name becomes its
-    printable start, "~" and a hash of the name as found: two names found never become one (the
-    unchanged names have no "~"), and no name becomes too long for a file system."""
+    UTF-8, not hidden (a leading "."), without "~", U+FFFD or an invisible character
+    (names.INVISIBLE), and its own NFKC normal form with no blank at either end ("José", "Zoë",
+    "王芳"). Any other name becomes its normal form's printable start (invisible characters
+    left out, other unprintable ones as "_"), "~" and a hash of the name as found ("alice " ->
+    "alice~…"): two names found never become one (the unchanged names have no "~"), no name
+    becomes too long for a file system, and names.lookalikes still sees what it looks like."""
     raw = found.encode("utf-8", "surrogatepass")
-    if (found.isprintable() and len(raw) <= NAME_BYTES and not found.startswith(".")
-            and "~" not in found and "\ufffd" not in found):
+    normal = unicodedata.normalize("NFKC", found).strip()
+    if (normal == found and found.isprintable() and len(raw) <= NAME_BYTES
+            and not found.startswith(".") and "~" not in found and "\ufffd" not in found
+            and not names.INVISIBLE.search(found)):
         return found
-    shown = "".join(c if c.isprintable() and c not in "~\ufffd/" else "_" for c in found[:40])
+    shown = "".join(c if c.isprintable() and c not in "~\ufffd/" else "_"
+                    for c in names.INVISIBLE.sub("", normal)[:40])
     return f"{shown.lstrip('.')}~{hashlib.sha256(raw).hexdigest()[:12]}"
 
 
@@ -252,15 +261,24 @@ def write_grades_csv(out: Path, results: list, course, wide: bool = False) -> Pa
         task_ids = [t.id for a in course.assignments for t in a.tasks]
         rows.append(["student", "assignment", "score", "max_score", *LATE_COLUMNS, *task_ids,
                      "flags", "status", "message"])
+        similar = names.lookalikes(r["student"] for r in results)
         for r in results:
             points = {t["id"]: t["points"] for t in r["tasks"]}
             rows.append([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
                          *late_cells(r),
                          *[f"{points[t]:g}" if t in points else "" for t in task_ids],
-                         "; ".join(r.get("flags", [])), status(r), r.get("message", "")])
+                         "; ".join(with_lookalike(r, similar)), status(r), r.get("message", "")])
     path = Path(out) / "grades.csv"
     atomic_write(path, csv_text(rows))
     return path
+
+
+def with_lookalike(result: dict, similar: dict) -> list:
+    """The flags of `result`, with names.flag first where its student's name looks like another
+    of `similar` (names.lookalikes of the class) and it does not say so already."""
+    flags = list(result.get("flags", []))
+    said = result["student"] in similar and names.flag(result["student"], similar[result["student"]])
+    return [said] + flags if said and said not in flags else flags
 
 
 LATE_COLUMNS = ("raw_score", "submitted_at", "submitted_source", "days_late", "late_penalty")
@@ -288,6 +306,8 @@ def _png_ok(data: bytes) -> bool:
 def feedback_html(result: dict, figures=()) -> str:
     result, figures = bounded(result), bounded_figures(figures)
     e = html.escape
+    lookalike = any(f.startswith(names.MARK) for f in result["flags"])
+    student = e(result["student"]) + (f" <span class='lookalike'>[{e(names.MARK)}]</span>" if lookalike else "")
     rows = "".join(
         f"<tr class='{e(t['status'])}'><td>{e(t['id'])}<div class='title'>{e(t.get('title', ''))}</div></td>"
         f"<td>{STATUS_MARK.get(t['status'], '')} {e(t['status'])}</td>"
@@ -307,12 +327,14 @@ def feedback_html(result: dict, figures=()) -> str:
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; }}
 td, th {{ border: 1px solid #ccc; padding: .4em .6em; vertical-align: top; text-align: left; }}
+td, li, h1, p {{ overflow-wrap: anywhere; }} code {{ white-space: pre-wrap; }}
+.lookalike {{ color: #a4161a; font-weight: bold; }}
 tr.passed td:nth-child(2) {{ color: #17692d; }} tr.failed td:nth-child(2), tr.error td:nth-child(2),
 tr.timeout td:nth-child(2) {{ color: #a4161a; }}
 .title {{ color: #666; font-size: .85em; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
 </style></head><body>
 <h1>{e(result.get('title') or result['assignment'])}</h1>
-<p>Student: <b>{e(result['student'])}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
+<p>Student: <b id="student">{student}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
 {f"<p id='late'>{e(late.describe(result))}</p>" if result.get('late') else ""}
 {f"<p id='message'><b>{e(result['message'])}</b></p>" if result['message'] else ""}
 <table><thead><tr><th>task</th><th>verdict</th><th>points</th><th>message</th><th>measured</th></tr></thead>
@@ -336,7 +358,9 @@ def table(results: list) -> str:
     """A plain-text gradebook: one line per student and assignment."""
     if not results:
         return "(no results)"
-    width = max(len("student"), *(len(r["student"]) for r in results))
+    similar = names.lookalikes(r["student"] for r in results)
+    shown = {r["student"]: names.marked(r["student"], similar) for r in results}
+    width = max(len("student"), *map(len, shown.values()))
     lines = [f"{'student':<{width}}  {'assignment':<26} {'score':>11}  tasks"]
     for r in sorted(results, key=lambda r: (r["student"], r["assignment"])):
         marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}" for t in r["tasks"])
@@ -345,6 +369,6 @@ def table(results: list) -> str:
         if (r.get("late") or {}).get("days_late"):
             penalty = r["late"]["penalty"]
             marks += f"  (late: {r['late']['days_late']} d" + (f", -{penalty:g})" if penalty else ")")
-        lines.append(f"{r['student']:<{width}}  {r['assignment']:<26} "
+        lines.append(f"{shown[r['student']]:<{width}}  {r['assignment']:<26} "
                      f"{r['score']:>5g}/{r['max_score']:<5g}  {marks}")
     return "\n".join(lines + ["", LEGEND])

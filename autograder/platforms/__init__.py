@@ -1,4 +1,4 @@
-"""Grading where instructors grade: Gradescope, PrairieLearn, Canvas and Moodle (`lms`), nbgrader (`nbgrader_course`, `nbgrader_plugin`, `gradebook`).
+"""Grading where instructors grade: Gradescope, PrairieLearn, Canvas and Moodle (`lms`), nbgrader (`nbgrader_course`, `nbgrader_plugin` and the `inert` notebook it stores, `gradebook`).
 May import: `grading`, `reports`, `authoring` (the nbgrader course's build), `course`, and `sandbox.seal` (is isolation available).
 Must never import: `sandbox` internals, nor where the answers live (references, checks): a platform translates results, it never judges.
 

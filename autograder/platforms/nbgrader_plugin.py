@@ -18,7 +18,9 @@ as nbgrader's SaveAutoGrades reads it (nbgrader.utils.determine_grade):
 
 so the gradebook gets, task by task, the points of `grade`. Errors of the notebook's own cells
 become error outputs of those cells (they score nothing in nbgrader); the flags go into the
-first grade cell's report.
+first grade cell's report. Last, the notebook is made inert (autograder.platforms.inert): what
+nbgrader stores, its feedback pages and formgrader show no script, handler or unsafe link of
+the student's markdown, attachments or outputs.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
 from ..grading import feedback
+from .inert import inert
 
 MAX_REPORT = 20_000   # characters of a grade cell's report (the grader caps its messages too)
 
@@ -186,6 +189,7 @@ class SandboxGrade(NbGraderPreprocessor):
         for flag in result.get("flags", []):
             self.log.warning("%s/%s: %s", student, assignment, flag)
         apply_result(nb, result, _cell_ids(path), self.log)
+        inert(nb)
         nb.metadata["autograder"] = {k: result.get(k) for k in (
             "student", "assignment", "score", "max_score", "flags", "grader", "notebook_sha256")}
         resources.setdefault("autograder", {})[notebook] = result

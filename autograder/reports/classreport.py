@@ -24,7 +24,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from ..grading import checking, report
+from ..grading import checking, names, report
 from ..grading.grade import Submission, on_the_roster, ungraded
 from .. import references
 
@@ -85,6 +85,7 @@ def summarize(results: list, course) -> dict:
     """Every number of the report. Students are those of any result (the class as graded); an
     assignment is reported when at least one of them has a result for it."""
     students = sorted({r["student"] for r in results})
+    similar = names.lookalikes(students)
     known = {a.id for a in course.assignments}
     assignments = []
     for assignment in course.assignments:
@@ -113,11 +114,11 @@ def summarize(results: list, course) -> dict:
                for r in sorted(timed, key=lambda r: (-r["seconds"], r["student"]))[:SLOWEST]]
     flags = [{"student": r["student"], "assignment": r["assignment"], "flag": flag}
              for r in sorted(results, key=lambda r: (r["assignment"], r["student"]))
-             for flag in r.get("flags", [])]
+             for flag in report.with_lookalike(r, similar)]
     unknown = sorted((r["student"], r["assignment"], r.get("message", ""))
                      for r in results if r["assignment"] not in known)
     return {"students": students, "assignments": assignments, "slowest": slowest,
-            "flags": flags, "unknown": unknown}
+            "flags": flags, "unknown": unknown, "lookalikes": similar}
 
 
 # -- the plot ----------------------------------------------------------------------------------
@@ -167,15 +168,15 @@ def _misconceptions_html(task, e) -> str:
     return f"<ol class='misconceptions'>{items}</ol>" if items else ""
 
 
-def _assignment_html(a, e) -> str:
+def _assignment_html(a, e) -> str:     # `e`: escape a text, and mark a name (report_html)
     png = score_histogram(a["scores"], a["max_score"], f"{a['id']}: {a['submitted']} submitted")
     rows = "".join(
         f"<tr><td>{e(t['id'])}<div class='title'>{e(t['title'])}</div></td>"
         f"<td class='rate'>{_percent(t['pass_rate'])}</td><td>{t['passed']} / {t['submitted']}</td>"
         f"<td>{_failures_html(t, e)}</td><td>{_misconceptions_html(t, e)}</td></tr>"
         for t in a["tasks"])
-    missing = ", ".join(map(e, a["missing"])) or "none"
-    errors = "".join(f"<li>{e(s)}: {e(m)}</li>" for s, m in a["not_graded"])
+    missing = ", ".join(map(e.name, a["missing"])) or "none"
+    errors = "".join(f"<li>{e.name(s)}: {e(m)}</li>" for s, m in a["not_graded"])
     mean = "–" if a["mean"] is None else f"{a['mean']:.3g}"
     median = "–" if a["median"] is None else f"{a['median']:g}"
     return f"""<section class="assignment" id="{e(a['id'])}">
@@ -190,22 +191,36 @@ def _assignment_html(a, e) -> str:
 </section>"""
 
 
+class _Escape:
+    """html.escape, and `name`: a student's name escaped, marked when it has a look-alike."""
+
+    def __init__(self, similar):
+        self.similar = similar
+
+    def __call__(self, text):
+        return html.escape(text)
+
+    def name(self, student):
+        return html.escape(names.marked(student, self.similar))
+
+
 def report_html(summary: dict) -> str:
-    e = html.escape
+    e = _Escape(summary["lookalikes"])
     sections = "".join(_assignment_html(a, e) for a in summary["assignments"])
     slowest = "".join(
-        f"<tr><td>{e(s['student'])}</td><td>{e(s['assignment'])}</td><td>{s['seconds']:.1f} s</td>"
+        f"<tr><td>{e.name(s['student'])}</td><td>{e(s['assignment'])}</td><td>{s['seconds']:.1f} s</td>"
         f"<td>{'' if not s['time_limit'] else _percent(s['seconds'] / s['time_limit'])}</td></tr>"
         for s in summary["slowest"])
-    flags = "".join(f"<tr><td>{e(f['student'])}</td><td>{e(f['assignment'])}</td>"
+    flags = "".join(f"<tr><td>{e.name(f['student'])}</td><td>{e(f['assignment'])}</td>"
                     f"<td>{e(f['flag'])}</td></tr>" for f in summary["flags"])
-    unknown = "".join(f"<li>{e(s)}: {e(m)}</li>" for s, _, m in summary["unknown"])
+    unknown = "".join(f"<li>{e.name(s)}: {e(m)}</li>" for s, _, m in summary["unknown"])
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>The class at a glance</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; margin: .5em 0 1.5em; }}
 td, th {{ border: 1px solid #ccc; padding: .35em .6em; vertical-align: top; text-align: left; }}
+td, li, p {{ overflow-wrap: anywhere; }}
 .title, .more {{ color: #666; font-size: .85em; }} .count {{ font-weight: bold; }}
 .overview {{ display: flex; gap: 1.5em; align-items: center; }} .rate {{ white-space: nowrap; }}
 ol.failures, ol.misconceptions {{ margin: 0; padding-left: 1.4em; }}
@@ -255,7 +270,9 @@ def report_rows(summary: dict) -> list:
              for s in summary["slowest"]]
     rows += [("flag", f["assignment"], "", f["student"], f["flag"], "") for f in summary["flags"]]
     rows += [("not_graded", a, "", s, m, "") for s, a, m in summary["unknown"]]
-    return [tuple("" if v is None else round(v, 6) if isinstance(v, float) else v for v in row)
+    similar = summary["lookalikes"]
+    return [tuple("" if v is None else round(v, 6) if isinstance(v, float) else v for v in
+                  (*row[:3], names.marked(row[3], similar) if row[3] else "", *row[4:]))
             for row in rows]
 
 

@@ -37,7 +37,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..grading import report
+from ..grading import names, report
 from ..course.notebook import NotebookError, code_cells, read_notebook
 
 K = 15                   # tokens per k-gram: shorter matches are what any solution has in common
@@ -147,6 +147,7 @@ def exercise_fingerprints(assignment) -> frozenset:
 
 def fingerprint(student: str, text: str, boilerplate: frozenset = frozenset()) -> Code:
     """`text` fingerprinted, without the fingerprints in `boilerplate` (the exercise's)."""
+    text = names.BIDI.sub("\ufffd", text)      # shown side by side, code must read as it runs
     stream = tokens(text)
     return Code(student, text, {h: i for h, i in kgrams(stream).items() if h not in boilerplate},
                 [(start, end) for _, start, end in stream])
@@ -184,9 +185,9 @@ def collect(paths, assignment, course) -> tuple:
             notebook = read_notebook(submission.path)
             codes.append(fingerprint(submission.student, submission_code(notebook), boilerplate))
         except NotebookError as error:
-            unreadable.append((submission.student, str(error)))
+            unreadable.append((submission.student, report.clean_text(str(error), 1000)))
         except Exception as error:      # one notebook never stops the comparison of the others
-            unreadable.append((submission.student, f"{type(error).__name__}: {error}"))
+            unreadable.append((submission.student, report.clean_text(f"{type(error).__name__}: {error}", 1000)))
     return codes, unreadable
 
 
@@ -227,8 +228,8 @@ def _own_lines(code: Code, slices) -> str:
     return "".join(out)
 
 
-def _side(code: Code, share: float, slices) -> str:
-    return (f"<div><h3>{html.escape(code.student)} ({100 * share:.0f} % of it shared)</h3>"
+def _side(code: Code, share: float, slices, similar) -> str:
+    return (f"<div><h3>{html.escape(names.marked(code.student, similar))} ({100 * share:.0f} % of it shared)</h3>"
             f"<pre>{_own_lines(code, slices)}</pre></div>\n")
 
 
@@ -238,21 +239,25 @@ def _link(rank: int) -> str:
 
 def similarity_html(assignment, pairs: list, codes: list, unreadable: list, top: int) -> str:
     e = html.escape
+    similar = names.lookalikes([c.student for c in codes] + [s for s, _ in unreadable])
+    who = {s: e(names.marked(s, similar)) for s in similar.keys() | {c.student for c in codes}
+           | {s for s, _ in unreadable}}
     shown = [p for p in pairs[:top] if p.similarity > 0]
     rows = "".join(
-        f"<tr><td>{i}</td><td>{e(p.a.student)}</td><td>{e(p.b.student)}</td>"
+        f"<tr><td>{i}</td><td>{who[p.a.student]}</td><td>{who[p.b.student]}</td>"
         f"<td class='score'>{100 * p.similarity:.0f} %</td>"
         f"<td>{100 * p.sides[0]:.0f} % / {100 * p.sides[1]:.0f} %</td><td>{p.shared}</td>"
         f"<td>{_link(i) if i <= len(shown) else ''}</td></tr>"
         for i, p in enumerate(pairs[:TABLE_ROWS], start=1) if p.similarity > 0)
     sides = "".join(
-        f"""<section class="pair" id="pair-{i}"><h2>{i}. {e(p.a.student)} and {e(p.b.student)}:
+        f"""<section class="pair" id="pair-{i}"><h2>{i}. {who[p.a.student]} and {who[p.b.student]}:
 {100 * p.similarity:.0f} %</h2><div class="side-by-side">
-{''.join(_side(c, share, where) for c, share, where in zip((p.a, p.b), p.sides, p.slices))}
+{''.join(_side(c, share, where, similar) for c, share, where in zip((p.a, p.b), p.sides, p.slices))}
 </div></section>""" for i, p in enumerate(shown, start=1))
     empty = [c.student for c in codes if not c.starts]
-    notes = "".join(f"<li>{e(s)}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
-        f"<li>{e(s)}: no code of their own (the exercise's code only)</li>" for s in empty)
+    notes = "".join(f"<li>{who[s]}: not compared: {e(why)}</li>" for s, why in unreadable) + "".join(
+        f"<li>{who[s]}: no code of their own (the exercise's code only)</li>" for s in empty) + "".join(
+        f"<li>{e(names.flag(s, others))}</li>" for s, others in similar.items())
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{e(assignment.id)}: similar submissions</title>
@@ -261,7 +266,8 @@ body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1em; ma
        color: #222; }}
 table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
 .side-by-side {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }}
-pre {{ background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .8em; }}
+pre {{ background: #f7f7f7; padding: .6em; font-size: .8em; white-space: pre-wrap;
+       overflow-wrap: anywhere; }} td, li {{ overflow-wrap: anywhere; }}
 mark {{ background: #ffd966; }} .score {{ font-weight: bold; }}
 </style></head><body>
 <h1>{e(assignment.id)} — similar submissions</h1>
@@ -279,9 +285,11 @@ not proof of copying.</p>
 
 
 def similarity_csv(pairs: list) -> str:
+    similar = names.lookalikes(s for p in pairs for s in (p.a.student, p.b.student))
     return report.csv_text([["rank", "student_a", "student_b", "similarity", "similarity_a",
                              "similarity_b", "shared_characters"]]
-                           + [[i, p.a.student, p.b.student, f"{p.similarity:.4f}",
+                           + [[i, names.marked(p.a.student, similar), names.marked(p.b.student, similar),
+                               f"{p.similarity:.4f}",
                                f"{p.sides[0]:.4f}", f"{p.sides[1]:.4f}", p.shared]
                               for i, p in enumerate(pairs, start=1)])
 
@@ -311,10 +319,12 @@ def main(args, course) -> int:
                                 f"{assignment.id}; at least two are needed to compare{hint}")
     pairs = rank(codes)
     html_path, csv_path = write(args.out, assignment, pairs, codes, unreadable, args.top)
-    width = max(len(c.student) for c in codes)
+    similar = names.lookalikes(c.student for c in codes)
+    shown = {c.student: names.marked(c.student, similar) for c in codes}
+    width = max(map(len, shown.values()))
     print(f"{len(codes)} submissions of {assignment.id}, {len(pairs)} pairs; the most similar:")
     for i, p in enumerate(pairs[:10], start=1):
-        print(f"  {i:>2}. {p.a.student:<{width}}  {p.b.student:<{width}}  "
+        print(f"  {i:>2}. {shown[p.a.student]:<{width}}  {shown[p.b.student]:<{width}}  "
               f"{100 * p.similarity:3.0f} %")
     for student, why in unreadable:
         print(f"  not compared: {student}: {why}")
