@@ -76,9 +76,9 @@ def recording(assignment_id) -> dict:
     """{"seed", "calls", "result"} of grading the solution of `assignment_id` in its sandbox."""
     recorded = {}
 
-    def recording_run_checks(submission, assignment, seed, public=False, tasks=None):
+    def recording_run_checks(submission, assignment, seed, public=False, tasks=None, **budget):
         recorder = Recorder(submission)
-        results = run_checks(recorder, assignment, seed, public, tasks)
+        results = run_checks(recorder, assignment, seed, public, tasks, **budget)
         recorded.update(seed=seed, calls=recorder.calls)
         return results
 

@@ -16,7 +16,9 @@ SIZE_UNITS = {"": 1, "B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "KB
               "MB": 10 ** 6, "GB": 10 ** 9}
 LIMIT_KEYS = {"time_limit": float, "cpu_limit": float, "memory_limit": "size",
               "max_processes": int, "max_file_size": "size", "max_reply": "size",
-              "max_output": "size"}
+              "max_output": "size", "grader_cpu_limit": float}
+# Limits that course.toml may leave out: their value from the others.
+LIMIT_DEFAULTS = {"grader_cpu_limit": lambda values: values["time_limit"] / 2}
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 # The keys each table may have: a misspelt key would otherwise be ignored without a word.
 KEYS = {
@@ -51,6 +53,7 @@ class Limits:
     max_file_size: int
     max_reply: int
     max_output: int
+    grader_cpu_limit: float     # seconds of the grader's own CPU time checking one submission
 
 
 @dataclasses.dataclass(frozen=True)
@@ -254,6 +257,9 @@ def _limits(table: dict, defaults: dict | None, where: str) -> Limits:
             merged[key] = value
     values = {}
     for key, kind in LIMIT_KEYS.items():
+        if key not in merged and key in LIMIT_DEFAULTS:
+            values[key] = LIMIT_DEFAULTS[key](values)
+            continue
         if key not in merged:
             raise CourseError(f"{where}: missing limit {key!r} (set it in [limits])")
         value = merged[key]

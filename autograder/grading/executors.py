@@ -68,6 +68,21 @@ def completed(function, calls, executor="local", workers=None, scheduler=None, s
             yield answers
 
 
+# The exit status of a pool worker ended by `takeover`: its call is answered, not run again.
+OVER_BUDGET = 75
+_IN_POOL = []      # [True] in a pool worker
+
+
+def takeover(reason: str) -> None:
+    """The last resort of a grading that went over its budget and does not stop (budget.limited):
+    a pool worker ends, and its call is answered by `lost` (not run again); elsewhere (the main
+    process, a Dask worker: the rest of the run shares it) nothing is ended, and it is said on
+    stderr."""
+    if _IN_POOL:
+        os._exit(OVER_BUDGET)
+    print(f"warning: a grading went over its budget ({reason}) and does not stop", file=sys.stderr)
+
+
 def _no_answer(args, reason):
     raise ExecutorError(f"a call was lost: {reason}")
 
@@ -118,11 +133,15 @@ def _pool(function, calls, workers, lost):
                     worker.join()
                     worker.connection.close()
                     deaths[index] += 1
-                    reason = f"the grading process ended ({_ended(worker.exitcode)})"
+                    reason = f"the grading process ended ({_ended(worker.exitcode)}), twice"
+                    if worker.exitcode == OVER_BUDGET:      # not run again: it would do the same
+                        deaths[index] = 2
+                        reason = ("the grader's checks went over their budget and did not stop, "
+                                  "so their process was ended")
                     if deaths[index] < 2:
                         waiting.appendleft((index, args))
                         continue
-                    kind, value = "ok", lost(args, reason + ", twice")
+                    kind, value = "ok", lost(args, reason)
                 idle.append(worker)
                 if kind == "raise":
                     raise value
@@ -163,6 +182,7 @@ def _serve(function, connection, parent, inherited):
     main process's end of the pipe, and those of the other workers, are closed here, so that
     closing it in the main process is an end of file)."""
     die_with_parent(parent)
+    _IN_POOL.append(True)
     for other in inherited:
         other.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the main process's to handle

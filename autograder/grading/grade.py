@@ -29,6 +29,9 @@ from ..course.notebook import (NotebookError, cell_labels, code_cells, grade_ids
 from ..sandbox.process import ProbeError, Sandbox
 
 GRADER_VERSION = "1"
+# Seconds past a submission's time limit (which its notebook and probes share) for the grader's
+# checks of its last replies: their deadline (and a CPU budget, grader_cpu_limit; judge.run_checks)
+CHECKS_GRACE = 5.0
 
 
 UNIDENTIFIED = "unidentified"      # the assignment of a loose notebook that cannot be told
@@ -396,10 +399,12 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
         result["isolation"] = sandbox.layers
         if seed is None:
             seed = grading_seed(course, submission.student, assignment.id)
-        result["tasks"] = [_located(task, labels) for task in run_checks(sandbox, assignment, seed)]
-        try:
-            figures = [base64.b64decode(p) for p in sandbox.probe("__figures__")[:10]
-                       if isinstance(p, str)]
+        checked = run_checks(sandbox, assignment, seed, deadline=sandbox.deadline + CHECKS_GRACE,
+                             takeover=executors.takeover)
+        result["tasks"] = [_located(task, labels) for task in checked]
+        try:    # not after a timeout: a probe stopped by the budget leaves its reply unread
+            figures = [] if any(t["status"] == "timeout" for t in checked) else \
+                [base64.b64decode(p) for p in sandbox.probe("__figures__")[:10] if isinstance(p, str)]
         except (ProbeError, ValueError, TypeError):
             figures = []
     except ProbeError as error:     # the notebook did not even finish running

@@ -29,6 +29,7 @@ from ..course.config import PACKAGE
 from ..sandbox.errors import ProbeError, SubmissionCrashed, SubmissionTimeout
 from ..course.exercise import missing_name
 from ..references import NotPublic
+from .budget import OverBudget, limited
 from .replies import MalformedReply, Validated
 
 # "unchecked": the self-check in the student bundle has no public case for a reference value
@@ -80,6 +81,8 @@ class JudgePlugin:
         self.outcomes = []    # (task, test name, status, message, metrics)
         self.problems = []    # checks without a valid task marker, collection errors
         self._metrics = {}
+        self.planned = {}     # task -> how many of its checks were to run
+        self.spent = None     # the budget.Spent of a run under a budget
 
     # -- fixtures ---------------------------------------------------------------------------
     @pytest.fixture
@@ -115,7 +118,13 @@ class JudgePlugin:
             item.task_id = marks[0]
             if self.only is None or marks[0] in self.only:
                 keep.append(item)
+                self.planned[marks[0]] = self.planned.get(marks[0], 0) + 1
         items[:] = keep
+
+    def pytest_runtest_setup(self, item):
+        if self.spent is not None and self.spent.over:     # stopped: run no other check
+            item.session.shouldstop = "over the grader's budget"
+            raise OverBudget()
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -130,7 +139,9 @@ class JudgePlugin:
             if call.excinfo.errisinstance(pytest.skip.Exception):
                 self.outcomes.append((item.task_id, item.name, "skipped", "", {}))
                 return
-            status, message = _message(call.excinfo, self._assignment)
+            status, message = ("timeout", OVER_BUDGET.format(over=self.spent.over)) \
+                if call.excinfo.errisinstance(OverBudget) and self.spent is not None \
+                else _message(call.excinfo, self._assignment)
             self.outcomes.append((item.task_id, item.name, status, message,
                                   self._metrics.get(item.nodeid, {})))
 
@@ -173,16 +184,36 @@ def _credit(outcomes) -> float:
     return min(shares)
 
 
-def run_checks(submission, assignment, seed, public=False, tasks=None) -> list:
+def run_checks(submission, assignment, seed, public=False, tasks=None, deadline=None,
+               takeover=None) -> list:
     """Run the checks; return one result per task of `assignment` (or of `tasks`):
-    {"id", "points", "max_points", "status", "message", "metrics", "checks"}."""
-    plugin = JudgePlugin(submission, assignment, seed, public, tasks)
-    with _quiet_pytest():
+    {"id", "points", "max_points", "status", "message", "metrics", "checks"}.
+    With a `deadline` (time.monotonic()), they run under a budget (grading.budget): until then,
+    and for at most the assignment's grader_cpu_limit seconds of CPU; `takeover(reason)` is
+    called if they do not stop. Stopped, a task whose checks did not all finish earns nothing,
+    with the status "timeout" and a message that says why; the others keep what they earned."""
+    plugin, code = JudgePlugin(submission, assignment, seed, public, tasks), None
+    bounded = contextlib.nullcontext() if deadline is None else \
+        limited(assignment.limits.grader_cpu_limit, deadline, takeover)
+    with _quiet_pytest(), bounded as plugin.spent:
         code = pytest.main(_pytest_args([assignment.checks_path]), plugins=[plugin])
-    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+    over = plugin.spent is not None and plugin.spent.over
+    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR) and not over:
         plugin.problems.append(f"pytest exited with {code!r}")
     if plugin.problems:
         raise RuntimeError("the checks of " + assignment.id + " are broken: " + "; ".join(plugin.problems))
+    results = _results(plugin, assignment, tasks)
+    if over:
+        message = OVER_BUDGET.format(over=plugin.spent.over)
+        for result in results:
+            done = [o for o in plugin.outcomes if o[0] == result["id"] and o[3] != message]
+            if len(done) < plugin.planned.get(result["id"], 0):
+                result.update(points=0.0, status="timeout", message=message)
+    return results
+
+
+def _results(plugin, assignment, tasks) -> list:
+    """One result per task, from the outcomes of its checks."""
     results = []
     for task in assignment.tasks:
         if tasks and task.id not in tasks:
@@ -209,6 +240,12 @@ def _task_message(failed, status) -> str:
     first = next(o for o in failed if o[2] == status)
     other = next((o for o in failed if o[2] == "error"), None) if status == "failed" else None
     return first[3] + (f"\n(another check: {other[3]})" if other else "")
+
+
+# the message of a check stopped by the budget, and of its task
+OVER_BUDGET = ("the grader stopped checking this submission: its replies took the grader's checks "
+               "{over}. A submission's time limit covers the grader's work on it too: the tasks "
+               "not checked in full earn nothing")
 
 
 class _Collector:

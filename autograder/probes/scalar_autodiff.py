@@ -27,6 +27,7 @@ _FUNCTIONS = {"exp": math.exp, "sin": math.sin, "log": math.log, "tanh": math.ta
               "cube": lambda x: x ** 3}
 
 MAX_NODES = 10_000     # a single operation makes a handful
+MAX_PARENTS = 4        # of one node: an operation makes a node of one or two (x * x: two edges to x)
 # A backward() that visits each node once writes about one grad per node and edge of the graph,
 # and reads each node's parents once or twice: more than WORK per node and edge of either is
 # following the paths to a node, not visiting it once.
@@ -188,7 +189,7 @@ def _operation(*operands):
     number)."""
     edge = [Number(integer=True), Number()]
     return Either({"type": "Scalar", "value": Number(),
-                   "parents": Items(Items(edge), max_len=MAX_NODES),
+                   "parents": Items(Items(edge, max_len=MAX_PARENTS), max_len=MAX_NODES),
                    "operands": [None if number else Number(integer=True) for number in operands]},
                   {"type": TypeName("Scalar")})
 
