@@ -107,8 +107,9 @@ PHASES = ["load course.toml", "read & scan the notebook", "sandbox set-up (temp 
           "report (feedback HTML + result JSON)", "other"]
 
 
-def phases(path: Path, assignment_id: str, repeat: int) -> dict:
-    """Median seconds per phase of grading the notebook at `path`, in this process."""
+def phases(path: Path, assignment_id: str, repeat: int, solution: bool = True) -> dict:
+    """Median seconds per phase of grading the notebook at `path`, in this process (`solution`:
+    it must earn full marks; a failing variant must not)."""
     from autograder.grading import grade as g
     from autograder.grading import report
     from autograder.sandbox.process import Sandbox
@@ -147,7 +148,7 @@ def phases(path: Path, assignment_id: str, repeat: int) -> dict:
         s["judge: pytest + reference values"] = s.pop("checks") - probes
         s["other"] = total - sum(s.values())
         s["total"] = total
-        assert result["score"] == result["max_score"], result
+        assert (result["score"] == result["max_score"]) == solution, result
         runs.append(s)
     return {k: statistics.median(r.get(k, 0.0) for r in runs) for k in PHASES + ["total"]}
 
@@ -217,6 +218,9 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-nbgrader", action="store_true", help="only our phases and pieces")
     parser.add_argument("--assignment", default="01_scalar_autodiff",
                         help="whose reference solution to grade (default: 01, the trivial one)")
+    parser.add_argument("--variant", default="solution",
+                        help="which notebook of the assignment to grade in 2. (grading_classes.variants: "
+                             "solution, stub, partial, mutant_<name>: a failing one)")
     parser.add_argument("--no-zygote", action="store_true",
                         help="start each submission process with exec, as before the zygote")
     parser.add_argument("--phases-of", type=Path, help=argparse.SUPPRESS)   # the fresh process of 2.
@@ -224,14 +228,14 @@ def main(argv=None) -> int:
     if args.no_zygote:
         os.environ["AUTOGRADER_ZYGOTE"] = "0"      # for every grader this script starts
     if args.phases_of:
-        print(json.dumps(phases(args.phases_of, args.assignment, 5)))
+        print(json.dumps(phases(args.phases_of, args.assignment, 5, args.variant == "solution")))
         return 0
     import nbformat
     from autograder.course.config import load_course
     from grading_classes import variants
     a = load_course().assignment(args.assignment)
     how = "exec per submission (no zygote)" if args.no_zygote else "forked by a zygote"
-    print(f"Grading overhead per submission: notebook {a.id} (solution), submission processes "
+    print(f"Grading overhead per submission: notebook {a.id} ({args.variant}), submission processes "
           f"{how}; {machine()}\n")
     with tempfile.TemporaryDirectory(prefix="grading-overhead-") as tmp, OtherLoad() as load:
         tmp = Path(tmp)
@@ -255,9 +259,10 @@ def main(argv=None) -> int:
                   f"{s['ours', 'slope'] / s['nbgrader', 'slope']:.2f}\n")
         notebook = tmp / "phases" / f"{a.notebook}.ipynb"
         notebook.parent.mkdir()
-        nbformat.write(variants(a.id)["solution"], str(notebook))
+        nbformat.write(variants(a.id)[args.variant], str(notebook))
         p = json.loads(subprocess.run([sys.executable, __file__, "--phases-of", str(notebook), "--assignment",
-                                       a.id], check=True, capture_output=True, text=True).stdout)
+                                       a.id, "--variant", args.variant], check=True, capture_output=True,
+                                      text=True).stdout)
         print("2. Our phases for one submission, in a fresh process (warm), median of 5: seconds")
         for phase in PHASES:
             print(f"   {phase:<44}{p[phase]:>8.3f}  {100 * p[phase] / p['total']:>4.0f} %")

@@ -31,6 +31,7 @@ import sys
 
 from autograder import references
 from autograder.grading.checking import NAMES, OR_NAMES
+from autograder.references.derived import DERIVED_WHY
 from autograder.course.config import ROOT, load_course
 
 OUTCOMES = ROOT / "build" / "misconception_coverage"
@@ -47,13 +48,15 @@ def names(message: str) -> list:
 
 
 def named_in(message: str, assignment_id: str) -> list:
-    """The ids of the known mistakes of `assignment_id` that `message` names."""
+    """The ids of the known mistakes of `assignment_id` that `message` names, and
+    'derived: <why>' for each mistake derived from the reference's code that it names."""
     named = names(message)
     if not named:
         return []
     notebook = load_course().assignment(assignment_id).notebook
     return [m.id for m in references.catalogue(notebook)
-            if any(text.startswith(m.why) for text in named)]
+            if any(text.startswith(m.why) for text in named)] + \
+        [f"derived: {text}" for text in named if text.startswith(DERIVED_WHY)]
 
 
 def record(mutant, result: dict) -> list:

@@ -81,9 +81,12 @@ def test_a_reply_is_named_only_when_it_equals_a_mistake_within_the_tolerance():
     expected, mistakes = np.array([2.0, 4.0]), [["twice", "doubled twice", np.array([4.0, 8.0])]]
     close = within(1e-8)
     assert misconception(np.array([4.0, 8.0]), expected, mistakes, close) == NAMES + "doubled twice"
-    assert misconception(np.array([4.0, 8.0 + 1e-6]), expected, mistakes, close) == ""
+    # not named, then located instead (tests/test_derived_mistakes.py), or nothing to say
+    assert misconception(np.array([4.0, 8.0 + 1e-6]), expected, mistakes, close) == \
+        ". The first difference: every received value is 2 times the expected one."
     assert misconception(np.array([4.0, 8.0, 0.0]), expected, mistakes, close) == ""
-    assert misconception(np.array([4.0, 8.0]), expected, [], close) == ""
+    assert misconception(np.array([4.0, 8.0]), expected, [], close) == \
+        ". The first difference: every received value is 2 times the expected one."
 
 
 def test_every_mistake_that_gives_the_reply_is_named():
@@ -211,3 +214,15 @@ def test_the_demo_class_students_with_a_known_mistake_are_told_its_name(tmp_path
         failed = {t["id"]: t["message"] for t in result["tasks"] if t["status"] != "passed"}
         assert list(failed) == [task], failed
         assert NAMES + whys[mistake] in failed[task], failed[task]
+
+
+def test_deriving_mistakes_registers_nothing_in_the_catalogue():
+    """Mutants are compiled from the reference module's source without its decorators: running
+    them adds no known mistake (06 registers its rules' mistakes with a decorator)."""
+    from autograder.references import derived, optimizers
+    before = [(m.id, m.why) for m in references.catalogue("optimizers")]
+    A = np.array([[2.0, 0.3], [0.3, 1.0]])
+    found = derived.mutants(optimizers, "paths", ("momentum_update", {"lr": 0.1, "beta": 0.9}, A,
+                                                  np.ones(2), [np.zeros(2)], 4), {})
+    assert found, "momentum's paths have mutants"
+    assert [(m.id, m.why) for m in references.catalogue("optimizers")] == before

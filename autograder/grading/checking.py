@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..references import DERIVED
 from ..sandbox.errors import ProbeError
 
 
@@ -76,6 +77,7 @@ def within(tolerance: float, error=rel_error):
 # how a message names the known mistake that a reply equals, and each further one that gives
 # the same value on these inputs
 NAMES, OR_NAMES = "; it matches a known mistake: ", "; or: "
+DERIVED_NAMED = 3       # derived mistakes named at most in one message
 
 
 def misconception(got, expected, variants, close, part=None) -> str:
@@ -85,12 +87,131 @@ def misconception(got, expected, variants, close, part=None) -> str:
     function of it) `got` equals by `close(got, value)`, the check's own comparison at its own
     tolerance (NAMES, and OR_NAMES '<why>' for each further one, when several mistakes give
     that value on these inputs); '' when there is none. A mistake that gives the right answer on these inputs
-    (`close(expected, value)`) is never named: a reply that is right there is not one."""
-    found = []
-    for _, why, value in variants or ():
-        if part is not None:
-            value = part(value) if callable(part) else value[part]
-        with np.errstate(all="ignore"):
-            if close(got, value) and not close(expected, value) and why not in found:
-                found.append(why)
+    (`close(expected, value)`) is never named: a reply that is right there is not one. The
+    catalogue's mistakes come first: one derived from the reference's code (its id starts with
+    `references.DERIVED`) is named only when none of the catalogue's is, and at most DERIVED_NAMED
+    of them."""
+    found, derived = [], []
+    # a lazy list (references' _Lazy) computes its derived part only when it is reached
+    groups = variants.parts() if hasattr(variants, "parts") else [variants or ()]
+    for group in groups:
+        for id_, why, value in group:
+            if found and str(id_).startswith(DERIVED):     # the catalogue named it: none derived
+                break
+            try:
+                if part is not None:
+                    value = part(value) if callable(part) else value[part]
+                with np.errstate(all="ignore"):
+                    matches = close(got, value) and not close(expected, value)
+            except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
+                continue
+            named = derived if str(id_).startswith(DERIVED) else found
+            if matches and why not in named:
+                named.append(why)
+        if found:
+            break
+    found = found or derived[:DERIVED_NAMED]
+    if not found:
+        return located(got, expected, close)
     return "".join((OR_NAMES if i else NAMES) + why for i, why in enumerate(found))
+
+
+# how a message starts the sentence that says where a reply that no mistake names goes wrong
+LOCATED = ". The first difference"
+
+
+def located(got, expected, close=None) -> str:
+    """'. The first difference ...': one sentence on where `got` departs from `expected`, for a
+    reply that no known mistake names; '' where nothing can be said (another shape, no numbers).
+
+    A list or dict: its first item that differs (by `close`, else 1e-6 relative), then that
+    item. Numbers: a constant factor (got = c expected, c = <got, expected> / <expected,
+    expected>); a constant offset; a transpose; a shift by one along an axis; else the first entry that differs (in
+    C order) and how many entries differ, and the one index along an axis that holds them all."""
+    close = close or within(1e-6)
+    if _close(close, got, expected):
+        return ""
+    try:
+        if isinstance(got, dict) and isinstance(expected, dict):
+            for name in expected:
+                if name in got and not _close(close, got[name], expected[name]):
+                    inner = located(got[name], expected[name], close)
+                    return f"{LOCATED} is in {name!r}" + (inner and _tail(inner) or ".")
+            return ""
+        if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)) and \
+                len(got) == len(expected) and _nested(expected):
+            for i, (a, b) in enumerate(zip(got, expected)):
+                if not _close(close, a, b):
+                    inner = located(a, b, close)
+                    return f"{LOCATED} is in item {i}" + (inner and _tail(inner) or ".")
+            return ""
+        got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return ""
+    return _array_located(got, expected)
+
+
+def _close(close, a, b) -> bool:
+    try:
+        with np.errstate(all="ignore"):
+            return bool(close(a, b))
+    except (TypeError, ValueError, LookupError):
+        return False
+
+
+def _nested(items) -> bool:
+    """Whether a list holds arrays, lists or dicts (compared item by item), not only numbers."""
+    return any(isinstance(item, (list, tuple, dict, np.ndarray)) for item in items)
+
+
+def _tail(sentence: str) -> str:
+    """'. The first difference is X' -> ', X'; '. The first difference: X' -> ': X'."""
+    rest = sentence[len(LOCATED):]
+    return ", " + rest[len(" is "):] if rest.startswith(" is ") else rest
+
+
+def _array_located(got, expected) -> str:
+    if got.shape != expected.shape or got.size == 0:
+        if got.ndim == 2 and got.T.shape == expected.shape and np.allclose(got.T, expected):
+            return f"{LOCATED}: the received array is the expected one transposed."
+        return ""
+    if not np.all(np.isfinite(got)):
+        first = np.unravel_index(np.argmin(np.isfinite(got)), got.shape)
+        return f"{LOCATED} is a non-finite value ({got[first]}) at index {_index(first)}."
+    scale = float(np.vdot(got, expected) / np.vdot(expected, expected)) \
+        if np.any(expected) else 0.0
+    if scale and not np.isclose(scale, 1) and np.allclose(got, scale * expected, rtol=1e-6, atol=0):
+        return f"{LOCATED}: every received value is {scale:.6g} times the expected one."
+    offset = got - expected
+    if got.size > 1 and np.allclose(offset, offset.flat[0], rtol=1e-6, atol=0):
+        shift = offset.flat[0]
+        return (f"{LOCATED}: every received value is the expected one "
+                f"{'plus' if shift > 0 else 'minus'} {abs(shift):.6g}.")
+    if got.ndim == 2 and got.shape[0] == got.shape[1] and np.allclose(got, expected.T):
+        return f"{LOCATED}: the received array is the expected one transposed."
+    for axis in range(got.ndim):
+        n = got.shape[axis]
+        if n > 2:
+            for k, words in ((1, "one place later"), (-1, "one place earlier")):
+                early = np.take(got, range(max(k, 0), n + min(k, 0)), axis=axis)
+                late = np.take(expected, range(max(-k, 0), n + min(-k, 0)), axis=axis)
+                if np.allclose(early, late):
+                    return (f"{LOCATED}: the received values are the expected ones shifted by one "
+                            f"along axis {axis} (each received entry is the expected entry "
+                            f"{words}).")
+    wrong = ~np.isclose(got, expected, rtol=1e-6, atol=1e-9 * np.max(np.abs(expected)))
+    if not wrong.any():
+        return ""
+    first = np.unravel_index(np.argmax(wrong), got.shape)
+    sentence = (f"{LOCATED} is at index {_index(first)}: expected {expected[first]:.6g}, "
+                f"received {got[first]:.6g}; {int(wrong.sum())} of {wrong.size} entries differ")
+    for axis in range(got.ndim if got.ndim > 1 else 0):
+        rows = np.flatnonzero(wrong.any(axis=tuple(a for a in range(got.ndim) if a != axis)))
+        if len(rows) == 1:
+            sentence += f", all at index {rows[0]} along axis {axis}"
+            break
+    return sentence + "."
+
+
+def _index(index) -> str:
+    return "[" + ", ".join(str(int(i)) for i in index) + "]"

@@ -54,10 +54,11 @@ def needs_recording(assignment) -> bool:
 
 def _fingerprint(assignment, seed: int, root: Path) -> str:
     """A digest of everything the cases depend on: the seed, the solution, the checks, probes
-    and references of the notebook, the engine that runs them, dp, and NumPy's version."""
+    and references of the notebook, the engine that runs them (and derives mistakes), dp, and
+    NumPy's version."""
     import numpy
     digest = hashlib.sha256(f"{seed} {numpy.__version__} {sys.version}".encode())
-    engine = ("references/__init__.py", "grading/judge.py", "grading/checking.py",
+    engine = ("references/__init__.py", "references/derived.py", "grading/judge.py", "grading/checking.py",
               "grading/selfcheck.py", "sandbox/protocol.py", "grading/replies.py",
               "grading/public_cases.py")
     files = [assignment.solution_path(root), PACKAGE / "checks" / f"{assignment.notebook}.py",

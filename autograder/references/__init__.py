@@ -47,6 +47,12 @@ replayed in the bundle (the self-check names mistakes on the public inputs); a c
 that recomputes a value from the student's own data (a plot's line, with dp) registers the
 mistakes of that computation beside it in the checks module and gets their values from
 `variants(that_function, ...)`. `catalogue(notebook)` lists them all.
+
+**Derived mistakes** follow the catalogue's in `ref.misconceptions.f(...)`: wrong versions of `f`
+made, when the list is read, by rewrite rules on the code of `f` and of the library it runs
+(`references/derived.py`, grader side only), with ids that start with DERIVED; recorded and
+replayed like the catalogue's. `checking.misconception` names one only when no catalogue entry
+matches.
 """
 from __future__ import annotations
 
@@ -69,6 +75,8 @@ _replaying: dict = {}               # {notebook: {key: encoded result}} forced b
 _read: dict = {}                    # {notebook: ((mtime, size) of its file, its cases)}
 
 
+# the id of a mistake derived from a reference's code (references/derived.py) starts with this
+DERIVED = "derived:"
 hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
 
 
@@ -267,15 +275,23 @@ def variants(function, *args, **kwargs) -> list:
 
 
 class _Lazy:
-    """A list computed when first read: grading computes known mistakes for failures only."""
+    """A list whose parts (`computes`, each a function that returns a list) are each computed
+    when the reading first reaches it: grading computes known mistakes for failures only, and
+    the derived ones only when a reader reads past the catalogue's."""
 
-    def __init__(self, compute):
-        self._compute, self._items = compute, None
+    def __init__(self, *computes):
+        self._computes, self._parts = computes, [None] * len(computes)
+
+    def parts(self):
+        """Each part, computed when it is reached."""
+        for i, compute in enumerate(self._computes):
+            if self._parts[i] is None:
+                self._parts[i] = compute()
+            yield self._parts[i]
 
     def __iter__(self):
-        if self._items is None:
-            self._items = self._compute()
-        return iter(self._items)
+        for part in self.parts():
+            yield from part
 
 
 class _Misconceptions:
@@ -296,11 +312,17 @@ class _Misconceptions:
                 cases = _cases(notebook)
                 return protocol.decode(cases[case]) if case in cases else []
 
-            def compute():
+            def known():
                 return _variants(notebook, "references", getattr(module, name), args, kwargs)
+
+            def mutants():
+                from . import derived       # the grader's side only, as the reference modules
+                return protocol.decode(protocol.encode(
+                    [[DERIVED + id_, why, value]
+                     for id_, why, value in derived.derived(module, name, args, kwargs)]))
             if _recording is None:
-                return _Lazy(compute)
-            found = compute()
+                return _Lazy(known, mutants)
+            found = known() + mutants()
             case = key(f"misconceptions.{name}", args, kwargs)
             _recording.setdefault(notebook, {})[case] = protocol.encode(found)
             hint_keys.add(case)

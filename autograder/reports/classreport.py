@@ -27,6 +27,7 @@ from pathlib import Path
 from ..grading import checking, names, report
 from ..grading.grade import Submission, on_the_roster, ungraded
 from .. import references
+from ..references.derived import DERIVED_WHY
 
 HTML_NAME, CSV_NAME = "class-report.html", "class-report.csv"
 TOP_FAILURES = 5        # failure messages shown per task, most common first
@@ -53,9 +54,17 @@ def _submitted(result) -> bool:
 def named_mistakes(message: str, known: list) -> list:
     """The known mistakes (of `known`, the notebook's catalogue: a message's own text, which may
     quote a submission, names nothing else) that a failure message names, as
-    `checking.misconception` words it."""
+    `checking.misconception` words it, then those derived from the reference's code that it
+    names (each counted by its mutation: its why, which quotes no input)."""
     return [why for why in known
-            if checking.NAMES + why in message or checking.OR_NAMES + why in message]
+            if checking.NAMES + why in message or checking.OR_NAMES + why in message] + \
+        [DERIVED_WHY + why.rstrip(". ") for why in _DERIVED.findall(message)]
+
+
+# a derived mistake as `checking.misconception` names it: its why runs to the next ';' that is
+# not inside a `quoted` piece of code, or to the end of the message
+_DERIVED = re.compile("(?:" + re.escape(checking.NAMES) + "|" + re.escape(checking.OR_NAMES) +
+                      ")" + re.escape(DERIVED_WHY) + r"((?:[^`;]|`[^`]*`)*)")
 
 
 def _task_summary(task, results, known=()) -> dict:

@@ -1,0 +1,613 @@
+"""Mistakes derived from a reference's own code (issue 30): the grader's side only, never shipped.
+
+A hand-written catalogue (`misconception`) knows the mistakes its authors imagined. Here, as in
+an error model (Singh, Gulwani and Solar-Lezama, PLDI 2013), wrong versions of a reference are
+made by small rewrite rules on its syntax tree, each of which a student makes often:
+
+    two operands or arguments swapped        a - b -> b - a,  f(x, y) -> f(y, x),  (b, a) -> (a, b),
+                                             f((a, da), (b, db)) -> f((a, db), (b, da))
+    a sign flipped                           a + b <-> a - b,  -a -> a
+    a term or a factor dropped               a + b -> a,  a * b -> a,  a / b -> a
+    a power or a root                        a ** b -> a * b,  a ** 2 -> a,  sqrt(a) -> a
+    sum and mean, the axis                   x.sum() <-> x.mean(),  axis=0 -> axis=1
+    a transpose added or dropped             a.T -> a,  a @ b -> a.T @ b
+    an order reversed, off by one            for x in s -> in reversed(s),  range(n) -> range(n - 1),
+                                             x[i] -> x[i + 1]
+    accumulation lost                        a += b -> a = b
+    stale state                              a line left out (never written back),
+                                             two lines in the other order (read before written)
+    two hyperparameters swapped              every use of beta1 and beta2 exchanged
+    precedence regrouped                     a / b * c <-> a / (b * c)
+
+`derived(module, name, args, kwargs)` runs the reference `name` once under a line tracer to learn
+which top-level definitions of `module` the call executes, and on which lines; applies each rule
+at each node of those lines; compiles each mutant from the module's source (`ast`) into a copy of
+the module's globals; and runs it on the same arguments. It keeps a mutant whose result differs
+from the reference's (at most SAME_VALUE explanations of one value are kept),
+within `LIMIT` mutants and `SECONDS` of time, and gives [[id, why, value]] as the catalogue does.
+It is only called where `references` computes a reference's known mistakes: lazily, for a task
+whose failure message reads them.
+"""
+from __future__ import annotations
+
+import __future__
+import ast
+import copy
+import hashlib
+import inspect
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+
+import numpy as np
+
+from ..sandbox import protocol
+
+LIMIT = 300         # mutants run per call, at most
+SECONDS = 3.0       # and the time they may take: a safety net, the count is the bound meant
+TRACE = 0.25        # the time the traced run of the reference may take, or no mutants at all
+SAME_VALUE = 2      # explanations kept for one value: another mutation may be the student's
+MEMORY = 1 << 30    # the address space the mutants may take beyond the grader's
+QUOTE = 60          # the longest piece of code quoted in an explanation
+
+_NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
+
+
+def _quote(node) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return f"`{text}`" if len(text) <= QUOTE else f"`{text[:QUOTE - 3]}...`"
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _plus(node, k: int):
+    """node + k (k = +-1), folded when node is a constant."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and \
+            not isinstance(node.value, bool):
+        return ast.Constant(node.value + k)
+    return ast.BinOp(node, ast.Add() if k > 0 else ast.Sub(), ast.Constant(abs(k)))
+
+
+# -- the rewrite rules: node -> [(what the mistake is, the node that replaces it)] ---------------
+def _binop(node: ast.BinOp) -> list:
+    op, a, b = type(node.op), node.left, node.right
+    found = []
+    if op in _NONCOMMUTATIVE:
+        found.append(("the two operands swapped", ast.BinOp(b, node.op, a)))
+    if op in (ast.Add, ast.Sub):
+        found.append(("a sign flipped", ast.BinOp(a, ast.Sub() if op is ast.Add else ast.Add(), b)))
+        found.append(("a term dropped", a))
+        found.append(("a term dropped", b if op is ast.Add else ast.UnaryOp(ast.USub(), b)))
+    if op is ast.Mult:
+        found += [("a factor dropped", a), ("a factor dropped", b)]
+    if op in (ast.Div, ast.FloorDiv):
+        found.append(("the division dropped", a))
+    if op is ast.MatMult:
+        found += [("a transpose added", ast.BinOp(ast.Attribute(a, "T"), node.op, b)),
+                  ("a transpose added", ast.BinOp(a, node.op, ast.Attribute(b, "T")))]
+    if op is ast.Pow:
+        square = isinstance(b, ast.Constant) and b.value == 2
+        root = isinstance(b, ast.Constant) and b.value == 0.5
+        found.append(("`**` written `*`", ast.BinOp(a, ast.Mult(), b)))
+        found.append(("the square dropped" if square else "the square root dropped" if root
+                      else "the power dropped", a))
+    for inner, outer_side in ((a, "left"), (b, "right")):     # precedence: regrouped
+        if isinstance(inner, ast.BinOp) and _same_level(inner.op, node.op):
+            if outer_side == "left":
+                regrouped = ast.BinOp(inner.left, inner.op, ast.BinOp(inner.right, node.op, b))
+            else:
+                regrouped = ast.BinOp(ast.BinOp(a, node.op, inner.left), inner.op, inner.right)
+            found.append(("the operations grouped the other way (precedence)", regrouped))
+    if op is not ast.Pow and not (isinstance(b, ast.Constant) and b.value == 2):
+        found.append(("a square added", ast.BinOp(node, ast.Pow(), ast.Constant(2))))
+    return found
+
+
+def _same_level(a, b) -> bool:
+    levels = ({ast.Add, ast.Sub}, {ast.Mult, ast.Div, ast.MatMult})
+    return any(type(a) in level and type(b) in level for level in levels)
+
+
+def _unary(node: ast.UnaryOp) -> list:
+    return [("a minus sign dropped", node.operand)] if isinstance(node.op, ast.USub) else []
+
+
+def _call(node: ast.Call) -> list:
+    name, found = _call_name(node), []
+    func, args = node.func, node.args
+    if name == "sqrt" and len(args) == 1:
+        found.append(("the square root dropped", args[0]))
+    if name in ("sum", "mean") and isinstance(func, ast.Attribute):
+        other = "mean" if name == "sum" else "sum"
+        changed = copy.copy(node)
+        changed.func = ast.Attribute(func.value, other, func.ctx)
+        found.append((f"a {other} where the right computation takes a {name}", changed))
+    if name in ("transpose",) and len(args) <= 1:
+        found.append(("a transpose dropped", args[0] if args else func.value))
+    if name == "reversed" and len(args) == 1:
+        found.append(("the order not reversed", args[0]))
+    if name == "range" and isinstance(func, ast.Name) and 1 <= len(args) <= 2:
+        for i, arg in enumerate(args):
+            for k in (-1, 1):
+                changed = copy.copy(node)
+                changed.args = list(args)
+                changed.args[i] = _plus(arg, k)
+                found.append(("a range off by one", changed))
+    for keyword in node.keywords:
+        if keyword.arg == "axis" and isinstance(keyword.value, ast.Constant):
+            for axis in {0, 1, -1, None} - {keyword.value.value}:
+                changed = copy.copy(node)
+                changed.keywords = [ast.keyword("axis", ast.Constant(axis)) if k is keyword
+                                    else k for k in node.keywords]
+                found.append(("the axis changed", changed))
+    tuples = [i for i, a in enumerate(args) if isinstance(a, ast.Tuple)]
+    for m, first in enumerate(tuples):      # (a, da) and (b, db) -> (a, db) and (b, da)
+        for second in tuples[m + 1:]:
+            one, other = args[first].elts, args[second].elts
+            for p in range(1 if len(one) == len(other) else 0, len(one)):
+                if p < len(other):
+                    changed = copy.copy(node)
+                    changed.args = list(args)
+                    changed.args[first] = ast.Tuple(one[:p] + [other[p]] + one[p + 1:], ast.Load())
+                    changed.args[second] = ast.Tuple(other[:p] + [one[p]] + other[p + 1:],
+                                                     ast.Load())
+                    found.append((f"{_quote(one[p])} and {_quote(other[p])} swapped between "
+                                  f"{_quote(one[0])} and {_quote(other[0])}", changed))
+    if not any(isinstance(a, ast.Starred) for a in args):
+        found += _adjacent_swaps(node, "args", "two arguments swapped")
+    return found
+
+
+def _adjacent_swaps(node, field: str, why: str) -> list:
+    """`node` with two adjacent items of its list `field` swapped, each pair in turn."""
+    items, found = getattr(node, field), []
+    for i in range(len(items) - 1):
+        changed = copy.copy(node)
+        setattr(changed, field, items[:i] + [items[i + 1], items[i]] + items[i + 2:])
+        found.append((why, changed))
+    return found
+
+
+def _attribute(node: ast.Attribute) -> list:
+    return [("a transpose dropped", node.value)] if node.attr == "T" else []
+
+
+def _subscript(node: ast.Subscript) -> list:
+    index = node.slice
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and \
+            not isinstance(index.value, bool):
+        return [("an index off by one", ast.Subscript(node.value, ast.Constant(index.value + k),
+                                                      node.ctx)) for k in (-1, 1)]
+    if isinstance(index, ast.Slice):
+        found = []
+        for bound in ("lower", "upper"):
+            if getattr(index, bound) is not None:
+                for k in (-1, 1):
+                    changed = copy.copy(index)
+                    setattr(changed, bound, _plus(getattr(index, bound), k))
+                    found.append(("a slice off by one", ast.Subscript(node.value, changed, node.ctx)))
+        return found
+    return []
+
+
+def _sequence(node) -> list:
+    if not 2 <= len(node.elts) <= 4 or isinstance(node.ctx, ast.Store):
+        return []
+    return _adjacent_swaps(node, "elts", "two values swapped")
+
+
+def _augassign(node: ast.AugAssign) -> list:
+    if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        value = node.value if isinstance(node.op, ast.Add) else \
+            ast.UnaryOp(ast.USub(), node.value) if isinstance(node.op, ast.Sub) else node.value
+        return [(f"{_quote(node)} written with `=`: what was accumulated is overwritten",
+                 ast.Assign([node.target], value))]
+    return []
+
+
+def _for(node: ast.For) -> list:
+    changed = copy.copy(node)
+    changed.iter = ast.Call(ast.Name("reversed", ast.Load()),
+                            [ast.Call(ast.Name("list", ast.Load()), [node.iter], [])], [])
+    return [("the loop run in the reverse order", changed)]
+
+
+def _body(node) -> list:
+    """Stale state: a line of a block left out (a value never written back), or two adjacent
+    lines in the other order (a value read before it is updated)."""
+    body, found = node.body, []
+    for i, statement in enumerate(body):
+        if isinstance(statement, (ast.Assign, ast.AugAssign)) and len(body) > 1:
+            changed = copy.copy(node)
+            changed.body = body[:i] + body[i + 1:]
+            found.append((f"the line {_quote(statement)} left out (a value never written back)",
+                          changed))
+        if i + 1 < len(body) and not isinstance(body[i + 1], ast.Return):
+            changed = copy.copy(node)
+            changed.body = body[:i] + [body[i + 1], statement] + body[i + 2:]
+            found.append((f"the lines {_quote(statement)} and {_quote(body[i + 1])} in the other "
+                          "order (a value read before it is updated)", changed))
+    return found
+
+
+def _parameters(node: ast.FunctionDef, numbers: set) -> list:
+    """Two numeric parameters of the function (`numbers`: those that were numbers in the traced
+    call) swapped wherever the body reads them."""
+    names = [a.arg for a in node.args.args + node.args.kwonlyargs if a.arg in numbers]
+    found = []
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            changed = copy.deepcopy(node)
+            for name in ast.walk(changed):
+                if isinstance(name, ast.Name) and name.id in (first, second):
+                    name.id = second if name.id == first else first
+            found.append((f"`{first}` and `{second}` swapped wherever they are used", changed))
+    return found
+
+
+RULES = {ast.BinOp: _binop, ast.UnaryOp: _unary, ast.Call: _call, ast.Attribute: _attribute,
+         ast.Subscript: _subscript, ast.Tuple: _sequence, ast.List: _sequence,
+         ast.AugAssign: _augassign, ast.For: _for}
+
+
+# -- where the call goes ------------------------------------------------------------------------
+class _TooSlow(Exception):
+    """The reference takes too long for its mutants to be run within the time they may take."""
+
+
+def _trace(files: dict, function, args, kwargs, deadline: float):
+    """(result, {file: executed line numbers}, {code name: names of numeric arguments},
+    {(file, first line of a code object that ran): its deepest call depth}) of
+    function(*args, **kwargs), traced in the files of `files` only; _TooSlow when it is still
+    running at `deadline`."""
+    lines, numbers, depths = {}, {}, {}
+
+    def tracer(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise _TooSlow
+        filename = frame.f_code.co_filename
+        if filename not in files:
+            return None
+        seen = lines.setdefault(filename, set())
+        seen.add(frame.f_lineno)
+        depth, outer = 0, frame.f_back
+        while outer is not None and depth < 50:
+            depth, outer = depth + 1, outer.f_back
+        where = filename, frame.f_code.co_firstlineno
+        depths[where] = max(depth, depths.get(where, 0))
+        numbers.setdefault(frame.f_code.co_name, set()).update(
+            name for name, value in frame.f_locals.items()
+            if isinstance(value, (float, np.floating)) and not isinstance(value, bool))
+
+        def local(frame, event, arg):
+            if event == "line":
+                seen.add(frame.f_lineno)
+            return local
+        return local
+    saved = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        result = function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    finally:
+        sys.settrace(saved)
+    return result, lines, numbers, depths
+
+
+def _executed(statement, lines) -> bool:
+    return any(line in lines for line in range(statement.lineno, statement.end_lineno + 1))
+
+
+def _sites(statement, lines, numbers):
+    """[(path, j, why, node, replacement)]: the j-th mutation of the node at `path` (`_walk`)
+    of `statement`, for the nodes on its executed lines (none inside a `while`: a mutant must
+    end)."""
+    sites = []
+    looping = {id(n) for w in ast.walk(statement) if isinstance(w, ast.While) for n in ast.walk(w)}
+    for node, path in _walk(statement):
+        if id(node) not in looping and getattr(node, "lineno", None) is not None and \
+                any(line in lines for line in range(node.lineno, node.end_lineno + 1)):
+            for j, (why, new) in enumerate(_rules(node, numbers)):
+                sites.append((path, j, why, node, new))
+    return sites
+
+
+def _walk(node, path=()):
+    """(node, [(field, index or None)] from the root to it) of every node, the root first."""
+    yield node, path
+    for field, index, child in _children(node):
+        yield from _walk(child, path + ((field, index),))
+
+
+def _rules(node, numbers) -> list:
+    found = list(RULES[type(node)](node)) if type(node) in RULES else []
+    if isinstance(node, (ast.FunctionDef, ast.For)):
+        found += _body(node)
+    if isinstance(node, ast.FunctionDef):
+        found += _parameters(node, numbers.get(node.name, set()))
+    return found
+
+
+def _replaced(statement, path, old, new):
+    """A copy of `statement` whose node `old` at `path` is `new`: only the nodes on the path to
+    it are copied, the rest is shared (no node is ever changed in place)."""
+    new = ast.fix_missing_locations(ast.copy_location(new, old))
+    if not path:
+        return new
+    root = node = copy.copy(statement)
+    for depth, (field, index) in enumerate(path):
+        last = depth == len(path) - 1
+        value = getattr(node, field)
+        if index is None:
+            child = new if last else copy.copy(value)
+            setattr(node, field, child)
+        else:
+            value = list(value)
+            child = new if last else copy.copy(value[index])
+            value[index] = child
+            setattr(node, field, value)
+        node = child
+    return root
+
+
+def _children(node):
+    """(field, index or None, child) of each child node, in `ast.iter_child_nodes`' order."""
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            yield field, None, value
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, ast.AST):
+                    yield field, index, item
+
+
+def _undecorated(statement):
+    if isinstance(statement, ast.FunctionDef) and statement.decorator_list:
+        statement = copy.copy(statement)
+        statement.decorator_list = []
+    return statement
+
+
+_parsed: dict = {}
+
+
+def _statements(module) -> list:
+    if module.__name__ not in _parsed:
+        _parsed[module.__name__] = ast.parse(inspect.getsource(module)).body
+    return _parsed[module.__name__]
+
+
+def _defines(statement) -> set:
+    if isinstance(statement, ast.FunctionDef):
+        return {statement.name}
+    if isinstance(statement, ast.Assign):
+        return {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return set()
+
+
+def _key(value) -> str:
+    return hashlib.sha256(json.dumps(protocol.encode(value), sort_keys=True,
+                                     default=repr).encode()).hexdigest()
+
+
+def _equal(a, b) -> bool:
+    """Whether two plain results are the same (to 1e-9 relative): a mutant that equals the
+    reference on these inputs is no mistake here."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if a is None or b is None or isinstance(a, str) or isinstance(b, str):
+        return a == b
+    try:
+        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-9, atol=1e-12, equal_nan=True))
+
+
+def _library() -> dict:
+    """{file: module} of the library the references compute with (dp): its code may be
+    mutated too (a student who writes d(a b)/da = a has mutated dp's product)."""
+    import dp
+    root = dp.__file__.rsplit("/", 1)[0] + "/"
+    return {m.__file__: m for m in list(sys.modules.values())
+            if getattr(m, "__file__", None) and m.__file__.startswith(root)
+            and m.__file__.endswith(".py")}
+
+
+def derived(module, name: str, args: tuple, kwargs: dict) -> list:
+    """[[id, why, value]] of the mutants of reference `name` of `module` on these arguments whose
+    value differs from the reference's (and at most SAME_VALUE of them for one value); see the
+    module's doc. (`references` prefixes each id with DERIVED.)
+
+    A mutant may do anything that its rule makes of the code: an outer product of two long
+    vectors, a loop a million times longer. So they run in a child process forked from this one,
+    with MEMORY bytes more address space than this one has and SECONDS + TRACE + 1 seconds to
+    answer, killed past that; what it answers is plain data (protocol), read as such."""
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return []
+    if pid == 0:                # the child: never returns
+        status = 1
+        try:
+            os.close(read)
+            with open("/proc/self/statm", encoding="ascii") as statm:
+                size = int(statm.read().split()[0]) * resource.getpagesize()
+            resource.setrlimit(resource.RLIMIT_AS, (size + MEMORY, resource.getrlimit(
+                resource.RLIMIT_AS)[1]))
+            answer = json.dumps(protocol.encode(mutants(module, name, args, kwargs))).encode()
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(answer)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    data = _read_until(read, time.monotonic() + SECONDS + TRACE + 1)
+    if data is None:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    if data is None or status != 0:
+        return []
+    try:
+        return protocol.decode(json.loads(data))
+    except (ValueError, protocol.ProtocolError):
+        return []
+
+
+def _read_until(fd: int, deadline: float):
+    """All that can be read from `fd` until its end, or None at `deadline`; closes it."""
+    chunks = []
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
+    """`derived`, in this process."""
+    deadline = time.monotonic() + SECONDS
+    try:
+        statements = _statements(module)
+    except (OSError, TypeError):        # a module without source (made in a test): no mutants
+        return []
+    files = {module.__file__: module, **_library()}
+    try:
+        with np.errstate(all="ignore"):
+            expected, lines, numbers, depths = _trace(
+                files, getattr(module, name), args, kwargs, time.monotonic() + TRACE)
+    except _TooSlow:        # (01's chain of 5,000 nodes): no mutant could run in the time left
+        return []
+    mine = lines.get(module.__file__, set())
+    libraries = [files[f] for f in sorted(lines) if f != module.__file__]
+    ran = [i for i, s in enumerate(statements)
+           if isinstance(s, (ast.FunctionDef, ast.Assign)) and _executed(s, mine)]
+    # the names a mutant may give a new value: the functions that ran, and what the reference
+    # module took from a library that ran (its tables of them are made again: RULES, GRAPH_OPS)
+    names = set().union(*(_defines(statements[i]) for i in ran)) | \
+        {k for k, v in vars(module).items() for lib in libraries
+         if getattr(lib, k, None) is v and callable(v) and not isinstance(v, type(sys))}
+    ran += [i for i, s in enumerate(statements) if isinstance(s, ast.Assign) and i not in ran
+            and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(s.value))]
+    ran.sort()
+    reference = _Unit(module, statements, ran, undecorated=True)
+    units = [(reference, i, None) for i in ran]
+    for library in libraries:
+        try:
+            unit = _Unit(library, _statements(library), None, undecorated=False)
+        except (OSError, TypeError, SyntaxError):
+            continue
+        executed = lines[library.__file__]
+        for i, statement in enumerate(unit.statements):     # a class: each of its methods
+            members = [m for m in statement.body if isinstance(m, ast.FunctionDef)] \
+                if isinstance(statement, ast.ClassDef) else [None]
+            units += [(unit, i, m) for m in members if _executed(m or statement, executed)]
+
+    def depth(unit_index):      # the deepest code first: the formulas are in the leaves of the calls
+        unit, i, member = unit_index
+        statement, file = member or unit.statements[i], unit.module.__file__
+        return -max((d for (f, line), d in depths.items() if f == file
+                     and statement.lineno <= line <= statement.end_lineno), default=0)
+    found, seen, tried = [], {_key(expected): SAME_VALUE}, 0
+    for unit, i, member in sorted(units, key=depth):
+        statement = member or unit.statements[i]
+        for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers):
+            if tried >= LIMIT or time.monotonic() > deadline:
+                return found
+            tried += 1
+            value = _run(reference, unit, i, member, _replaced(statement, path, old, new), name,
+                         args, kwargs)
+            if value is None:
+                continue
+            try:
+                digest = _key(value)
+            except (protocol.ProtocolError, TypeError, ValueError):
+                continue
+            if seen.get(digest, 0) >= SAME_VALUE or _equal(value, expected):
+                continue
+            seen[digest] = seen.get(digest, 0) + 1
+            explanation = why if "`" in why else \
+                f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
+            where = ".".join(f"{field}{'' if index is None else index}" for field, index in path)
+            found.append([f"{name}.{unit.module.__name__}.{i}.{where}.{j}",
+                          DERIVED_WHY + explanation, value])
+    return found
+
+
+DERIVED_WHY = "the computation with one change, "
+
+
+class _Unit:
+    """A module whose statements (`ran`: the indices of those to execute again, None: all) are
+    compiled once; a mutant replaces one of them."""
+
+    def __init__(self, module, statements, ran, undecorated: bool):
+        self.module, self.statements, self.undecorated = module, statements, undecorated
+        self.ran = list(range(len(statements))) if ran is None else ran
+        self.compiled = {i: self.compile(statements[i]) for i in self.ran}
+        self.names = {id(v): k for k, v in vars(module).items()}
+
+    def compile(self, statement):
+        if self.undecorated:
+            statement = _undecorated(statement)
+        return compile(ast.Module(body=[statement], type_ignores=[]), self.module.__file__,
+                       "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
+
+    def execute(self, scope: dict, i=None, code=None) -> dict:
+        for m in self.ran:
+            exec(code if m == i else self.compiled[m], scope)
+        return scope
+
+
+def _run(reference, unit, i, member, mutated, name, args, kwargs):
+    """name(*args, **kwargs) with statement i of `unit` (or its method `member`, when it is a
+    class) replaced by `mutated`: in a copy of the reference module's globals where its
+    statements that ran are executed again; for a mutant of a library module, that module is
+    first executed again whole into a fresh namespace (and the mutated method set on its class
+    there), and what the reference module took from it is taken from there. None when the
+    mutant fails or does not compile."""
+    try:
+        code = unit.compile(mutated)
+    except (SyntaxError, ValueError, TypeError):
+        return None
+    scope = dict(vars(reference.module))
+    try:
+        with np.errstate(all="ignore"):
+            if unit is reference:
+                reference.execute(scope, i, code)
+            else:
+                library = unit.module
+                fresh = {"__name__": library.__name__, "__file__": library.__file__,
+                         "__package__": library.__package__, "__builtins__": __builtins__}
+                if member is None:
+                    unit.execute(fresh, i, code)
+                else:
+                    unit.execute(fresh)
+                    method = {**fresh}
+                    exec(code, method)
+                    setattr(fresh[unit.statements[i].name], member.name, method[member.name])
+                for key, value in list(scope.items()):
+                    if id(value) in unit.names and unit.names[id(value)] in fresh and \
+                            callable(value) and not isinstance(value, type(sys)):
+                        scope[key] = fresh[unit.names[id(value)]]
+                reference.execute(scope)
+            return scope[name](*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    except Exception:           # a mutant may fail in any way: it is then no candidate
+        return None

@@ -1,0 +1,208 @@
+"""Mistakes derived from the reference's code (issue 30): autograder/references/derived.py makes
+wrong versions of a reference by rewrite rules on its syntax tree, `ref.misconceptions.f(...)`
+gives their values after the catalogue's, `checking.misconception` names one that a failing reply
+equals (the catalogue first), and `checking.located` says where a reply that nothing names goes
+wrong. A right answer, and an equivalent form that the checks accept, is never named."""
+import time
+
+import numpy as np
+import pytest
+
+from autograder import references
+from autograder.checks import optimizers as optimizer_checks
+from autograder.checks import scalar_autodiff as scalar_checks
+from autograder.grading.checking import LOCATED, NAMES, OR_NAMES, located, misconception, within
+from autograder.references import derived, optimizers
+from autograder.reports.classreport import named_mistakes
+from tests.test_nb06_optimizers import FORMS
+
+ref = references.of("autograder.checks.dropout")
+ADAM = {"lr": 0.1, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8}
+A, C = np.array([[2.0, 0.3], [0.3, 1.0]]), np.array([1.0, -1.0])
+CLOSE = within(1e-6)
+
+
+def adam_paths(hyper=ADAM, n_steps=6):
+    return optimizers.paths("adam_update", hyper, A, C, [np.array([0.5, -0.2])], n_steps)
+
+
+def derived_adam(n_steps=6):
+    return derived.derived(optimizers, "paths", ("adam_update", ADAM, A, C,
+                                                 [np.array([0.5, -0.2])], n_steps), {})
+
+
+def test_a_sign_flipped_in_the_reference_is_named_with_the_expression_it_changes():
+    p = 0.3
+    message = misconception(1 / (1 + p), ref.kept_scale(p), ref.misconceptions.kept_scale(p), CLOSE)
+    assert message == NAMES + derived.DERIVED_WHY + \
+        "a sign flipped: `1 + p` where the right computation has `1 - p`"
+
+
+def test_the_catalogue_keeps_precedence_and_its_wording():
+    """Not rescaling gives 1, which the derived 'division dropped' gives too: only the
+    catalogue's entry is named."""
+    p = 0.3
+    variants = list(ref.misconceptions.kept_scale(p))
+    assert any(id_.startswith(references.DERIVED) and value == 1 for id_, _, value in variants)
+    [entry] = [m for m in references.catalogue("dropout") if m.id == "kept_not_rescaled"]
+    assert misconception(1.0, ref.kept_scale(p), variants, CLOSE) == NAMES + entry.why
+
+
+def test_swapped_hyperparameters_are_derived_and_named():
+    swapped = adam_paths({**ADAM, "beta1": ADAM["beta2"], "beta2": ADAM["beta1"]})
+    [expected] = adam_paths()
+    message = misconception(swapped[0], expected, derived_adam(), CLOSE, part=0)
+    assert "`beta1` and `beta2` swapped wherever they are used" in message, message
+
+
+def test_a_mutant_within_the_checks_tolerance_of_the_right_answer_is_never_named():
+    """eps's sign flipped in Adam moves its path by about 1e-8 relative: a right reply, at the
+    check's tolerance (1e-6 here), equals it, and is not named for it."""
+    [expected] = adam_paths()
+    variants = derived_adam()
+    assert any(CLOSE(value[0], expected) for _, _, value in variants)
+    assert misconception(expected, expected, variants, CLOSE, part=0) == ""
+    assert misconception(expected * (1 + 1e-9), expected, variants, CLOSE, part=0) == ""
+
+
+def test_two_mistakes_of_one_value_are_both_named():
+    variants = [["derived:f.1", derived.DERIVED_WHY + "first", 2.0],
+                ["derived:f.2", derived.DERIVED_WHY + "second", 2.0]]
+    assert misconception(2.0, 1.0, variants, CLOSE) == \
+        NAMES + derived.DERIVED_WHY + "first" + OR_NAMES + derived.DERIVED_WHY + "second"
+
+
+@pytest.mark.parametrize("rule", sorted(FORMS))
+def test_no_equivalent_form_of_an_optimizer_is_named(rule):
+    """Each equivalent form that 06's checks accept, run as the probe runs a student's rule, at
+    the check's own per-step tolerance: no derived mistake is named."""
+    rng = np.random.default_rng(30)
+    problem = optimizer_checks.quadratic(rng, False)
+    hyper = optimizer_checks.hyperparameters(rule, rng, problem["cond"])
+    starts, n_steps = [optimizer_checks.start(rng, problem)], 12
+    args = (rule, hyper, problem["A"], problem["c"], starts, n_steps)
+    [expected] = optimizers.paths(*args)
+    [tolerance] = optimizer_checks._tolerances(rule, hyper, problem, starts, n_steps)
+    variants = derived.derived(optimizers, "paths", args, {})
+    assert variants, "the reference has mutants here"
+    for form in FORMS[rule]:
+        [got] = optimizers._paths(lambda th, g, s, t: form(th, g, s, **hyper), problem["A"],
+                                  problem["c"], starts, n_steps)
+        message = misconception(got, expected, variants,
+                                lambda a, b: optimizer_checks._within(a, b, tolerance), part=0)
+        assert NAMES not in message, (form.__name__, message)
+
+
+def test_mutants_are_bounded_in_number(monkeypatch):
+    monkeypatch.setattr(derived, "LIMIT", 3)
+    assert len(derived_adam()) <= 3
+
+
+def test_derived_mistakes_are_computed_only_when_a_message_reads_them(monkeypatch):
+    calls = []
+    real = derived.derived
+    monkeypatch.setattr(derived, "derived", lambda *a: calls.append(a[1]) or real(*a))
+    mistakes = ref.misconceptions.kept_scale(0.25)
+    assert calls == [], "a right reply computes no mutant"
+    assert misconception(1.0, ref.kept_scale(0.25), mistakes, CLOSE).startswith(NAMES)
+    assert calls == [], "a reply that the catalogue names computes no mutant"
+    assert any(id_.startswith(references.DERIVED) for id_, _, _ in mistakes)
+    assert calls == ["kept_scale"]
+
+
+def test_derived_mistakes_are_recorded_and_replayed_for_the_self_check():
+    with references.record() as cases:
+        recorded = ref.misconceptions.kept_scale(0.4)
+    with references.replay(cases):
+        replayed = ref.misconceptions.kept_scale(0.4)
+    assert [why for _, why, _ in replayed] == [why for _, why, _ in recorded]
+    assert any(why.startswith(derived.DERIVED_WHY) for _, why, _ in replayed)
+    assert misconception(1 / 1.4, ref.kept_scale(0.4), replayed, CLOSE).startswith(
+        NAMES + derived.DERIVED_WHY)
+
+
+def test_the_class_report_counts_a_derived_mistake_by_its_mutation():
+    why = derived.DERIVED_WHY + "a sign flipped: `1 + p` where the right computation has `1 - p`"
+    message = "kept_scale(0.3): expected 1.42857, received 0.769231" + NAMES + why
+    assert named_mistakes(message, known=[]) == [why]
+    other_inputs = "kept_scale(0.7): expected 3.33333, received 0.588235" + NAMES + why
+    assert named_mistakes(other_inputs, known=[]) == named_mistakes(message, known=[])
+
+
+# -- located: what cannot be named -----------------------------------------------------------------
+def test_a_constant_factor_is_located():
+    expected = np.arange(1.0, 7.0).reshape(2, 3)
+    assert located(-2 * expected, expected) == \
+        LOCATED + ": every received value is -2 times the expected one."
+    assert located(3.3163211e-12, 3.3163211) == \
+        LOCATED + ": every received value is 1e-12 times the expected one."
+
+
+def test_a_transpose_is_located():
+    expected = np.arange(9.0).reshape(3, 3) ** 2
+    assert located(expected.T, expected) == \
+        LOCATED + ": the received array is the expected one transposed."
+
+
+def test_one_wrong_column_is_located_at_its_first_entry():
+    expected = np.arange(1.0, 13.0).reshape(3, 4) ** 2
+    got = expected.copy()
+    got[:, 2] *= 1.5
+    got[0, 0] = expected[0, 0]
+    assert located(got, expected) == (
+        LOCATED + " is at index [0, 2]: expected 9, received 13.5; 3 of 12 entries differ, "
+        "all at index 2 along axis 1.")
+
+
+def test_the_first_diverging_item_of_a_path_list_is_located():
+    expected = [np.ones((3, 2)), np.arange(6.0).reshape(3, 2) ** 2]
+    got = [expected[0], expected[1].copy()]
+    got[1][2, 1] = np.nan
+    assert located(got, expected, CLOSE) == \
+        LOCATED + " is in item 1, a non-finite value (nan) at index [2, 1]."
+
+
+def test_a_message_that_names_nothing_locates_instead():
+    p = 0.3
+    message = misconception(5.0, ref.kept_scale(p), ref.misconceptions.kept_scale(p), CLOSE)
+    assert message.startswith(LOCATED), message
+
+
+# -- mutants of the library the references compute with (dp) ---------------------------------------
+def test_the_two_local_derivatives_of_a_product_swapped_are_named():
+    """At 01's own comparison (checks.scalar_autodiff.CLOSE): 01's d(a b)/da = a, d(a b)/db = b: a mutant of dp's product, which binary() runs."""
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    a, b = 1.5, 2.5
+    expected = scalar.binary("mul", a, b)
+    message = misconception([a * b, [a, b]], expected, scalar.misconceptions.binary("mul", a, b),
+                            scalar_checks.CLOSE)
+    assert message.startswith(NAMES + derived.DERIVED_WHY + (
+        "`lambda g: g * other.value` and `lambda g: g * self.value` swapped between `self` and "
+        "`other`")), message
+
+
+def test_mutating_the_library_leaves_the_library_itself_unchanged():
+    from autograder.references import scalar_autodiff
+    before = scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
+                                               [0.5, 1.5])
+    assert derived.mutants(scalar_autodiff, "program_gradients",
+                           ([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]], [0.5, 1.5]), {})
+    assert scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
+                                             [0.5, 1.5]) == before
+
+
+def test_a_reference_too_slow_to_trace_in_the_time_bound_gets_no_mutants(monkeypatch):
+    monkeypatch.setattr(derived, "TRACE", 1e-9)
+    assert derived_adam() == []
+
+
+def test_a_mutant_that_takes_all_memory_or_never_ends_costs_nothing_but_itself(monkeypatch):
+    """The mutants run in a forked child with a bounded address space and time: one that
+    allocates 8 GiB, or sleeps, gives no mutants, and the grader carries on."""
+    monkeypatch.setattr(derived, "mutants", lambda *args: np.ones(1 << 30).tolist())
+    assert derived_adam() == []
+    monkeypatch.setattr(derived, "mutants", lambda *args: time.sleep(60))
+    monkeypatch.setattr(derived, "SECONDS", 0.5)
+    started = time.monotonic()
+    assert derived_adam() == []
+    assert time.monotonic() - started < 5
