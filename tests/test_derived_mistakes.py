@@ -35,7 +35,7 @@ def test_a_sign_flipped_in_the_reference_is_named_with_the_expression_it_changes
     p = 0.3
     message = misconception(1 / (1 + p), ref.kept_scale(p), ref.misconceptions.kept_scale(p), CLOSE)
     assert message == NAMES + derived.DERIVED_WHY + \
-        "a sign flipped: `1 + p` where the right computation has `1 - p`"
+        "a sign flipped: a sum where the right computation has a difference"
 
 
 def test_the_catalogue_keeps_precedence_and_its_wording():
@@ -122,7 +122,7 @@ def test_derived_mistakes_are_recorded_and_replayed_for_the_self_check():
 
 
 def test_the_class_report_counts_a_derived_mistake_by_its_mutation():
-    why = derived.DERIVED_WHY + "a sign flipped: `1 + p` where the right computation has `1 - p`"
+    why = derived.DERIVED_WHY + "a sign flipped: a sum where the right computation has a difference"
     message = "kept_scale(0.3): expected 1.42857, received 0.769231" + NAMES + why
     assert named_mistakes(message, known=[]) == [why]
     other_inputs = "kept_scale(0.7): expected 3.33333, received 0.588235" + NAMES + why
@@ -177,8 +177,8 @@ def test_the_two_local_derivatives_of_a_product_swapped_are_named():
     message = misconception([a * b, [a, b]], expected, scalar.misconceptions.binary("mul", a, b),
                             scalar_checks.CLOSE)
     assert message.startswith(NAMES + derived.DERIVED_WHY + (
-        "`lambda g: g * other.value` and `lambda g: g * self.value` swapped between `self` and "
-        "`other`")), message
+        "a function given with `self` and a function given with `other` swapped")), message
+    assert "lambda" not in message and "g *" not in message      # no reference code quoted
 
 
 def test_mutating_the_library_leaves_the_library_itself_unchanged():

@@ -57,9 +57,30 @@ QUOTE = 60          # the longest piece of code quoted in an explanation
 _NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
 
 
+_OPERATION = {ast.Add: "a sum", ast.Sub: "a difference", ast.Mult: "a product",
+              ast.Div: "a quotient", ast.Pow: "a power", ast.MatMult: "a matrix product",
+              ast.FloorDiv: "a whole-number quotient", ast.Mod: "a remainder"}
+
+
 def _quote(node) -> str:
-    text = " ".join(ast.unparse(node).split())
-    return f"`{text}`" if len(text) <= QUOTE else f"`{text[:QUOTE - 3]}...`"
+    """What `node` is, for an explanation: a name or an attribute of a name as written (`other`,
+    `self.value`: the student's vocabulary), any other expression or line by its kind, in words.
+    The reference's code itself is the grader's: nothing a student receives may quote it (the
+    explanations reach the feedback and the bundle's public cases)."""
+    if isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+        text = ast.unparse(node)
+        return f"`{text}`" if len(text) <= QUOTE else "a name"
+    if isinstance(node, ast.BinOp):
+        return _OPERATION.get(type(node.op), "an operation")
+    if isinstance(node, ast.UnaryOp):
+        return "a negation" if isinstance(node.op, ast.USub) else "an operation"
+    if isinstance(node, ast.Call):
+        name = _call_name(node)
+        return f"a call of {name}()" if name and len(name) <= QUOTE else "a call"
+    kinds = {ast.Lambda: "a function", ast.Constant: "a constant", ast.Subscript: "an index",
+             ast.Tuple: "a tuple", ast.Assign: "an assignment", ast.AugAssign: "an accumulation",
+             ast.Attribute: "an attribute", ast.Compare: "a comparison", ast.Return: "a return"}
+    return next((words for kind, words in kinds.items() if isinstance(node, kind)), "an expression")
 
 
 def _call_name(node: ast.Call) -> str:
@@ -158,8 +179,9 @@ def _call(node: ast.Call) -> list:
                     changed.args[first] = ast.Tuple(one[:p] + [other[p]] + one[p + 1:], ast.Load())
                     changed.args[second] = ast.Tuple(other[:p] + [one[p]] + other[p + 1:],
                                                      ast.Load())
-                    found.append((f"{_quote(one[p])} and {_quote(other[p])} swapped between "
-                                  f"{_quote(one[0])} and {_quote(other[0])}", changed))
+                    found.append((f"{_quote(one[p])} given with {_quote(one[0])} and "
+                                  f"{_quote(other[p])} given with {_quote(other[0])} swapped",
+                                  changed))
     if not any(isinstance(a, ast.Starred) for a in args):
         found += _adjacent_swaps(node, "args", "two arguments swapped")
     return found
@@ -207,7 +229,9 @@ def _augassign(node: ast.AugAssign) -> list:
     if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
         value = node.value if isinstance(node.op, ast.Add) else \
             ast.UnaryOp(ast.USub(), node.value) if isinstance(node.op, ast.Sub) else node.value
-        return [(f"{_quote(node)} written with `=`: what was accumulated is overwritten",
+        sign = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*="}[type(node.op)]
+        return [(f"an accumulation (`{sign}`) written as an assignment (`=`): "
+                 "what was accumulated is overwritten",
                  ast.Assign([node.target], value))]
     return []
 
@@ -227,12 +251,12 @@ def _body(node) -> list:
         if isinstance(statement, (ast.Assign, ast.AugAssign)) and len(body) > 1:
             changed = copy.copy(node)
             changed.body = body[:i] + body[i + 1:]
-            found.append((f"the line {_quote(statement)} left out (a value never written back)",
+            found.append((f"a line ({_quote(statement)}) left out (a value never written back)",
                           changed))
         if i + 1 < len(body) and not isinstance(body[i + 1], ast.Return):
             changed = copy.copy(node)
             changed.body = body[:i] + [body[i + 1], statement] + body[i + 2:]
-            found.append((f"the lines {_quote(statement)} and {_quote(body[i + 1])} in the other "
+            found.append((f"two lines ({_quote(statement)}, {_quote(body[i + 1])}) in the other "
                           "order (a value read before it is updated)", changed))
     return found
 
