@@ -28,7 +28,7 @@ import pytest
 from ..course.config import PACKAGE
 from ..sandbox.errors import ProbeError, SubmissionCrashed, SubmissionTimeout
 from ..course.exercise import missing_name
-from ..references import NotPublic
+from ..references import NotPublic, per_task
 from .budget import OverBudget, limited
 from .replies import MalformedReply, Validated
 
@@ -79,6 +79,7 @@ class JudgePlugin:
         self._submission, self._assignment, self._seed = submission, assignment, seed
         self._public, self.only = public, set(tasks) if tasks else None
         self.outcomes = []    # (task, test name, status, message, metrics)
+        self._task_started = None   # the task whose checks run now (derived mistakes' time)
         self.problems = []    # checks without a valid task marker, collection errors
         self._metrics = {}
         self.planned = {}     # task -> how many of its checks were to run
@@ -125,6 +126,9 @@ class JudgePlugin:
         if self.spent is not None and self.spent.over:     # stopped: run no other check
             item.session.shouldstop = "over the grader's budget"
             raise OverBudget()
+        if getattr(item, "task_id", None) != self._task_started:   # a task's first check
+            self._task_started = getattr(item, "task_id", None)
+            per_task()
 
     def pytest_collectreport(self, report):
         if report.failed:

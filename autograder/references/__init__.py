@@ -77,6 +77,16 @@ _read: dict = {}                    # {notebook: ((mtime, size) of its file, its
 
 # the id of a mistake derived from a reference's code (references/derived.py) starts with this
 DERIVED = "derived:"
+
+
+def per_task() -> None:
+    """A task's checks start: so does the time for deriving its mistakes (references/derived.py,
+    grader side only: the student bundle has none, and nothing is derived there)."""
+    try:
+        from . import derived
+    except ImportError:
+        return
+    derived.per_task()
 hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
 
 

@@ -49,6 +49,7 @@ from ..sandbox import protocol
 
 LIMIT = 300         # mutants run per call, at most
 SECONDS = 3.0       # and the time they may take: a safety net, the count is the bound meant
+PER_TASK = 4.0      # and all the calls of one task's checks together (`per_task`)
 TRACE = 0.25        # the time the traced run of the reference may take, or no mutants at all
 SAME_VALUE = 2      # explanations kept for one value: another mutation may be the student's
 MEMORY = 1 << 30    # the address space the mutants may take beyond the grader's
@@ -446,6 +447,15 @@ def _library() -> dict:
             and m.__file__.endswith(".py")}
 
 
+_until = [None]      # when the current task's time for derived mistakes ends (None: no bound)
+
+
+def per_task(seconds: float = PER_TASK) -> None:
+    """Start the time of a task's checks for deriving mistakes: all of its calls of `derived`
+    together take at most `seconds` (the judge calls this when a task's first check starts)."""
+    _until[0] = time.monotonic() + seconds
+
+
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     """[[id, why, value]] of the mutants of reference `name` of `module` on these arguments whose
     value differs from the reference's (and at most SAME_VALUE of them for one value); see the
@@ -454,7 +464,11 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     A mutant may do anything that its rule makes of the code: an outer product of two long
     vectors, a loop a million times longer. So they run in a child process forked from this one,
     with MEMORY bytes more address space than this one has and SECONDS + TRACE + 1 seconds to
-    answer, killed past that; what it answers is plain data (protocol), read as such."""
+    answer, killed past that; what it answers is plain data (protocol), read as such. Within the
+    current task's time (`per_task`): none left, none derived."""
+    left = SECONDS + TRACE + 1 if _until[0] is None else min(SECONDS + TRACE + 1, _until[0] - time.monotonic())
+    if left < 0.5:
+        return []
     read, write = os.pipe()
     try:
         pid = os.fork()
@@ -477,7 +491,7 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
         finally:
             os._exit(status)
     os.close(write)
-    data = _read_until(read, time.monotonic() + SECONDS + TRACE + 1)
+    data = _read_until(read, time.monotonic() + left)
     if data is None:
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
@@ -507,7 +521,8 @@ def _read_until(fd: int, deadline: float):
 
 def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     """`derived`, in this process."""
-    deadline = time.monotonic() + SECONDS
+    deadline = time.monotonic() + SECONDS if _until[0] is None else \
+        min(time.monotonic() + SECONDS, _until[0] - TRACE - 0.5)
     try:
         statements = _statements(module)
     except (OSError, TypeError):        # a module without source (made in a test): no mutants
