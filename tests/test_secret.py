@@ -154,7 +154,7 @@ def test_without_isolation_the_guards_hide_the_secret_file(no_secret, tmp_path):
     from autograder.grading.grade import Submission, grade_one
     from tests.grading import notebook_from_source, solution_source
     secret.write_new(no_secret)
-    source = solution_source(A) + f"\nprint('read:', open({str(no_secret)!r}).read())\n"
+    source = solution_source(A) + f"\n# %%\nprint('read:', open({str(no_secret)!r}).read())\n"
     notebook = notebook_from_source(source, tmp_path / "alice.ipynb")
     result, _ = grade_one(Submission(notebook, "alice", A), sealed=False)
     assert no_secret.read_text().strip() not in result["output"]
