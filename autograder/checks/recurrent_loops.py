@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import dp
 from autograder import references
 from autograder.grading.checking import floored_rel_errors, misconception, probe
 from autograder.probes.recurrent_loops import MAX_UNITS
@@ -39,15 +40,18 @@ def node_operands(network, name) -> list:
 
 
 def loops_of(network) -> list:
-    """The loops of `network` (components of more than one node), as sets."""
-    return [set(c) for c in ref.components(network) if len(c) > 1]
+    """The loops of `network` (components of more than one node), as sets, by dp's Tarjan (the
+    library's: the bundle has it anyway; `ref.components` gives the expected partition)."""
+    found = dp.strongly_connected_components(list(network), lambda n: node_operands(network, n))
+    return [set(c) for c in found if len(c) > 1]
 
 
 def random_network(rng, n: int, k: int) -> tuple:
-    """A network of n nodes with at least one loop: an input x, then ops whose operands are
-    earlier nodes (or parameters), and delay nodes whose source may be a later node (which closes
-    a loop through the delay), of 1 or 2 steps; its parameters, all of width k. The nodes come in
-    a shuffled order (any valid forward order must pass)."""
+    """A network of n nodes: an input x, then ops whose operands are earlier nodes (or
+    parameters), and delay nodes whose source may be a later node (which closes a loop through
+    the delay), of 1 or 2 steps; its parameters, all of width k. It has a loop with a delay of 2
+    steps and a delay outside every loop. The nodes come in a shuffled order (any valid forward
+    order must pass)."""
     while True:
         network, params = {"x": ["input"]}, {}
         delays = []
@@ -72,7 +76,8 @@ def random_network(rng, n: int, k: int) -> tuple:
             later = names[names.index(name) + 1:]
             pool = later if later and rng.random() < 0.8 else [m for m in names if m != name]
             network[name][1] = str(rng.choice(pool))
-        if loops_of(network):
+        loops = set().union(*loops_of(network))
+        if any(network[d][2] == 2 for d in delays if d in loops) and set(delays) - loops:
             shuffled = [names[i] for i in rng.permutation(len(names))]
             return {name: network[name] for name in shuffled}, params
 

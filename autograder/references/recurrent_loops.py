@@ -126,15 +126,22 @@ MISTAKES = {
 
 
 def mistaken(network, params, inputs, upstream, mistake=None) -> dict:
-    """What `unrolled` gives, computed in NumPy step by step, with one of MISTAKES (None: none)."""
+    """What `unrolled` gives, computed in NumPy step by step, with one of MISTAKES (None: none);
+    a mistake of the delay node is made by the delay nodes of the loops (a delay outside every
+    loop is a shift of a whole sequence, written apart)."""
     T, B = np.shape(next(iter(inputs.values())))[:2]
     order = step_order(network)
     values = {name: [None] * T for name in network}
+    looped = {n for c in ordered_components(network) if len(c) > 1 for n in c}
+    wrong = mistake if mistake in ("shared_gradient_overwritten", "forward_in_time") else None
 
-    def delay_source(args, t):
+    def delay_source(name, args, t):
+        """The delay's source and step; its mistake, for the delay nodes of loops only."""
+        nonlocal wrong
+        wrong = mistake if name in looped or mistake in ("shared_gradient_overwritten",
+                                                         "forward_in_time") else None
         source, steps, _ = args
-        back = t - (1 if mistake == "delay_one_step" else steps)
-        return source, back
+        return source, t - (1 if wrong == "delay_one_step" else steps)
 
     for t in range(T):
         for name in order:
@@ -142,8 +149,8 @@ def mistaken(network, params, inputs, upstream, mistake=None) -> dict:
             if op == "input":
                 values[name][t] = np.asarray(inputs[name][t], dtype=float)
             elif op == "delay":
-                source, back = delay_source(args, t)
-                start = 0 * params[args[2]] if mistake == "delay_from_zeros" else params[args[2]]
+                source, back = delay_source(name, args, t)
+                start = 0 * params[args[2]] if wrong == "delay_from_zeros" else params[args[2]]
                 values[name][t] = values[source][back] if back >= 0 else start + np.zeros((B,) + np.shape(start))
             else:
                 values[name][t] = _NP_OPS[op][0](*(values[a][t] if a in network else params[a] for a in args))
@@ -165,13 +172,13 @@ def mistaken(network, params, inputs, upstream, mistake=None) -> dict:
             if op == "input":
                 continue
             if op == "delay":
-                source, back = delay_source(args, t)
-                if mistake == "delay_gradient_same_step":
+                source, back = delay_source(name, args, t)
+                if wrong == "delay_gradient_same_step" and back >= 0:
                     back = t
                 if back >= 0:
-                    if mistake != "delay_no_gradient":
+                    if wrong != "delay_no_gradient":
                         grads[source][back] = grads[source][back] + g
-                elif mistake != "no_initial_gradient":
+                elif wrong != "no_initial_gradient":
                     to_param(args[2], g)
                 continue
             operands = [values[a][t] if a in network else params[a] for a in args]
