@@ -184,7 +184,6 @@ def forward_order(network: dict) -> list:
 # shift of a whole sequence:
 
 # %%
-print(forward_order(elman))
 book = {
     "x": ["input"],
     "T1": ["matmul", "x", "W1"],
@@ -196,6 +195,9 @@ book = {
     "P4": ["add", "S1", "E"],
     "O": ["tanh", "P4"],
 }
+
+# %%
+print(forward_order(elman))
 print(forward_order(book))
 
 # %%
@@ -569,7 +571,7 @@ check("lstm_task")
 # Answer each in two or three sentences, in the string below it (not graded).
 #
 # **(a)** The Elman network has as many units as the LSTM and trains as long, yet stays at
-# guessing. Why does it fail at 50 steps, when it learns the adding problem of notebook 12 at
+# guessing (on most seeds). Why does it fail at 50 steps, when it learns the adding problem of notebook 12 at
 # 10 steps?
 
 # %%
