@@ -11,7 +11,8 @@ import dp
 from autograder import references
 from autograder.references import recurrent_loops as reference
 from tests.grading import (STUBS_FAIL_EVERYWHERE, assert_full_marks, forbidden_imports_of_probes,
-                           grade_notebook, load_checks, notebook_tests, notebooks_fixture)
+                           grade_notebook, load_checks, notebook_cells, notebook_tests,
+                           notebooks_fixture)
 
 ASSIGNMENT = "13_recurrent_loops"
 checks = load_checks(ASSIGNMENT)
@@ -69,7 +70,7 @@ def test_any_valid_order_passes_and_an_invalid_one_fails(monkeypatch):
     monkeypatch.setattr(checks, "ref", references.of("autograder.checks.recurrent_loops"))
     network, _, _ = checks.random_case(np.random.default_rng(3), public=False)
     where = "a test network"
-    order = checks.grader_order(network)
+    order = reference.forward_order(network)
     checks.assert_partition(order, network, where)
     checks.assert_order(order, network, where)
     checks.assert_loop_order(order, network, where)
@@ -84,7 +85,7 @@ def test_any_valid_order_passes_and_an_invalid_one_fails(monkeypatch):
 
 
 def test_the_graders_lstm_is_the_notebooks():
-    notebook = cells_of_13("first_bit", "LSTMClassifier")
+    notebook = notebook_cells(ASSIGNMENT, "first_bit", "LSTMClassifier")
     model = notebook["LSTMClassifier"](k=5, seed=3)
     rng = np.random.default_rng(4)
     model.set_param({"b": rng.normal(0, 1, 20), "c_out": rng.normal(size=2)})
@@ -95,17 +96,6 @@ def test_the_graders_lstm_is_the_notebooks():
     ours, _ = checks.first_bit(50, checks.T_BIT, np.random.default_rng(0))
     np.testing.assert_array_equal(ours, notebook["first_bit"](50, checks.T_BIT,
                                                               np.random.default_rng(0))[0])
-
-
-def cells_of_13(*names) -> dict:
-    import jupytext
-    from tests.grading import solution_source
-    notebook = jupytext.reads(solution_source(ASSIGNMENT), fmt="py:percent")
-    namespace = {"np": np, "dp": dp, "Node": dp.Node}
-    for cell in notebook.cells:
-        if any(f"def {n}" in cell.source or f"class {n}" in cell.source for n in names):
-            exec(cell.source, namespace)
-    return namespace
 
 
 def test_probes_use_no_forbidden_import():

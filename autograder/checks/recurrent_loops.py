@@ -21,7 +21,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import floored_rel_errors, misconception, probe
+from autograder.grading.checking import compare, probe, trained_parameters
 from autograder.probes.recurrent_loops import MAX_UNITS
 
 ref = references.of(__name__)
@@ -105,14 +105,6 @@ def long_loop(n: int) -> dict:
     return network
 
 
-def grader_order(network) -> list:
-    """An order to give run and backward (so that they do not depend on forward_order): the
-    components as dp's Tarjan emits them, each loop's nodes as a topological sort of the network
-    without its delay edges puts them."""
-    step = ref.step_order(network)
-    return [[name for name in step if name in set(c)] for c in ref.ordered_components(network)]
-
-
 def describe(network, inputs=None) -> str:
     loops = loops_of(network)
     where = (f"a network of {len(network)} nodes with {len(loops)} loop"
@@ -180,31 +172,32 @@ def assert_loop_order(found, network, where) -> None:
             seen.add(name)
 
 
-@pytest.mark.task("forward_order")
-def test_the_components_of_networks_with_loops(submission, rng, public, metrics):
-    for _ in range(3):
-        network, _, _ = random_case(rng, public)
-        assert_partition(components_of(submission, network, describe(network)), network,
-                         describe(network))
-
-
-@pytest.mark.task("forward_order")
-def test_each_component_comes_after_what_it_reads(submission, rng, public):
-    for _ in range(3):
+def orders_of(submission, rng, public, count=3):
+    """(the reply's components, network, its description) for `count` of the grader's networks,
+    the reply checked to be the network's partition into strongly connected components."""
+    for _ in range(count):
         network, _, _ = random_case(rng, public)
         where = describe(network)
         found = components_of(submission, network, where)
         assert_partition(found, network, where)
+        yield found, network, where
+
+
+@pytest.mark.task("forward_order")
+def test_the_components_of_networks_with_loops(submission, rng, public):
+    for _ in orders_of(submission, rng, public):
+        pass
+
+
+@pytest.mark.task("forward_order")
+def test_each_component_comes_after_what_it_reads(submission, rng, public):
+    for found, network, where in orders_of(submission, rng, public):
         assert_order(found, network, where)
 
 
 @pytest.mark.task("forward_order")
 def test_inside_a_loop_the_delay_nodes_are_leaves(submission, rng, public):
-    for _ in range(3):
-        network, _, _ = random_case(rng, public)
-        where = describe(network)
-        found = components_of(submission, network, where)
-        assert_partition(found, network, where)
+    for found, network, where in orders_of(submission, rng, public):
         assert_loop_order(found, network, where)
 
 
@@ -219,26 +212,9 @@ def test_a_loop_longer_than_the_recursion_limit(submission):
 
 
 # -- loop_forward ------------------------------------------------------------------------------------
-def compare(received, expected, what, metrics, mistakes=(), part=None):
-    """Assert that the array `received` is `expected` (floored relative error <= TOL), naming a
-    known mistake (`mistakes`, their `part`) that it equals."""
-    assert isinstance(received, np.ndarray), (
-        f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
-    assert received.shape == expected.shape, f"{what} has shape {received.shape}, expected {expected.shape}"
-    errors = floored_rel_errors(received, expected)
-    error = float(errors.max(initial=0.0))
-    metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
-    if error > TOL:
-        at = tuple(int(i) for i in np.unravel_index(int(np.argmax(errors)), errors.shape))
-        hint = misconception(received, expected, mistakes, lambda a, b: np.shape(a) == np.shape(b)
-                             and floored_rel_errors(a, b).max() <= TOL, part)
-        raise AssertionError(f"{what}[{', '.join(map(str, at))}] is {received[at]:.8g}, expected "
-                             f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
-
-
 def values_of(submission, network, params, inputs, where):
     out = probe(submission, "run", f"in run on {where}", network=network, params=params,
-                inputs=inputs, order=grader_order(network))
+                inputs=inputs, order=ref.forward_order(network))
     assert out["type"] == "dict", f"run on {where} returned a {out['type']}, not a dict"
     return out
 
@@ -260,8 +236,9 @@ def test_the_values_of_every_node(case, submission, rng, public, metrics):
     assert not missing, f"run on {where} returned no values for the nodes {missing[:5]}"
     mistakes = ref.misconceptions.unrolled(network, params, inputs, upstream)
     for name in network:
-        compare(out["values"][name], expected[name], f"the values of {name!r} ({network[name][0]}) on {where}",
-                metrics, mistakes, lambda v, name=name: v["values"][name])
+        compare(out["values"][name], expected[name],
+                f"the values of {name!r} ({network[name][0]}) on {where}", metrics, tol=TOL,
+                mistakes=mistakes, part=lambda v, name=name: v["values"][name])
 
 
 @pytest.mark.task("loop_forward")
@@ -290,7 +267,7 @@ def check_gradients(submission, rng, public, metrics, last_only):
                                          else ", a loss on every node")
     expected = ref.unrolled(network, params, inputs, upstream)
     out = probe(submission, "backward", f"in backward on {where}", network=network,
-                params=params, inputs=inputs, order=grader_order(network),
+                params=params, inputs=inputs, order=ref.forward_order(network),
                 values=expected["values"], upstream=upstream)
     assert out["type"] == "dict", (
         f"backward on {where} returned a {out['type']}; it must return {{'params': {{...}}, "
@@ -302,8 +279,8 @@ def check_gradients(submission, rng, public, metrics, last_only):
         for name in names:
             compare(out[part][name], expected[part][name],
                     f"the gradient of {'the parameter' if part == 'params' else 'the node'} "
-                    f"{name!r} on {where}", metrics, mistakes,
-                    lambda v, part=part, name=name: v[part][name])
+                    f"{name!r} on {where}", metrics, tol=TOL, mistakes=mistakes,
+                    part=lambda v, part=part, name=name: v[part][name])
 
 
 @pytest.mark.task("loop_backward")
@@ -335,6 +312,10 @@ def assert_accurate(predicted, classes, what, assignment, metrics, metric) -> No
     assert isinstance(predicted, np.ndarray) and predicted.shape == classes.shape, (
         f"{what} must give {classes.size} classes, one per sequence; it gave "
         f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+    other = predicted[~np.isin(predicted, (0, 1))]
+    assert not other.size, (
+        f"{what} must give classes 0 or 1; it gave {other.size} other value(s), such as "
+        f"{other[0]:g}")
     accuracy = float(np.mean(predicted == classes))
     bar, floor = assignment.thresholds["accuracy"], assignment.thresholds["accuracy_floor"]
     share = float(np.clip((accuracy - floor) / (bar - floor), 0.0, 1.0))
@@ -367,14 +348,7 @@ def test_the_trained_lstm_remembers_the_first_bit(submission, rng, public, assig
     sequences, classes = first_bit(1000, T_BIT, rng)
     out = probe(submission, "model", "in model.get_param() or model.forward(sequences)",
                 sequences=sequences)
-    params = out["params"]
-    shapes = {name: getattr(value, "shape", None) for name, value in params.items()}
-    U = shapes.get("U") or ()
-    k = U[0] if len(U) == 2 and 1 <= U[0] <= MAX_UNITS else None
-    assert k is not None and shapes == lstm_shapes(k), (
-        f"the grader classifies with its own LSTM from model's trained parameters, which must be "
-        f"those of an LSTM of k <= {MAX_UNITS} units and its readout, {lstm_shapes('k')}; model "
-        f"has {shapes}")
+    params = trained_parameters(out["params"], lstm_shapes, "U", "LSTMClassifier", MAX_UNITS)
     new = f"{len(classes):,} new sequences of {T_BIT} steps"
     if public:
         what, predicted = f"model.forward on {new}", out["predictions"]

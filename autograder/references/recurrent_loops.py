@@ -5,6 +5,7 @@ A network is {node: [op, operand, ...]}: an operand that is no node is a paramet
 params[initial] (k,) for t < steps; ["input"] is fed (T, B, d), time first.
 
 - `components`: the strongly connected components, as a partition (sorted), by dp's Tarjan;
+- `forward_order`: a valid forward order, which the checks give to the student's run and backward;
 - `unrolled`: the network unrolled over time in dp, one copy of every node per step, a delay an
   edge from its source's copy `steps` steps before: the values of every node, and dp's gradients
   of L = sum_v sum(upstream_v * v) for every parameter and every node. It orders the nodes of one
@@ -28,9 +29,11 @@ from . import misconception
 SIGMOID = (lambda a: 1 / (1 + np.exp(-a)))
 
 
-def _operands(network, name) -> list:
-    op, *args = network[name]
-    return [args[0]] if op == "delay" else [a for a in args if a in network]
+def _reads(network, delays=True) -> dict:
+    """{node: the nodes it reads}: its operands that are nodes; a delay node reads its source, at
+    an earlier step (left out unless `delays`)."""
+    return {name: ([spec[1]] if delays else []) if spec[0] == "delay"
+            else [a for a in spec[1:] if a in network] for name, spec in network.items()}
 
 
 def components(network) -> list:
@@ -42,14 +45,13 @@ def components(network) -> list:
 def ordered_components(network) -> list:
     """The components of `network` in the order dp's Tarjan emits them: each after the components
     its nodes read from (the order of the nodes inside a component is not one to compute in)."""
-    return dp.strongly_connected_components(list(network), lambda n: _operands(network, n))
+    return dp.strongly_connected_components(list(network), _reads(network).__getitem__)
 
 
 def step_order(network) -> list:
     """The nodes in an order that computes each after its operands of the same step: Kahn's
     topological sort of the network without the delay edges (which point to earlier steps)."""
-    reads = {name: ([] if network[name][0] == "delay" else _operands(network, name))
-             for name in network}
+    reads = _reads(network, delays=False)
     readers = {name: [] for name in network}
     for name, operands in reads.items():
         for a in operands:
@@ -65,6 +67,14 @@ def step_order(network) -> list:
             if waiting[reader] == 0:
                 ready.append(reader)
     return order
+
+
+def forward_order(network) -> list:
+    """A forward order, given to the student's run and backward (so that they do not depend on
+    the student's forward_order): the components as dp's Tarjan emits them, each loop's nodes as
+    `step_order` puts them. (An answer to the task forward_order: never in the bundle.)"""
+    step = step_order(network)
+    return [[name for name in step if name in set(c)] for c in ordered_components(network)]
 
 
 _DP_OPS = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b, "matmul": lambda a, W: a.dot(W),

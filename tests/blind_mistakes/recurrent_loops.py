@@ -1,7 +1,6 @@
 """Blind mistakes in 13, recurrent loops (see tests/blind_mistakes/__init__.py)."""
 from . import Mistake
 from .activation_functions import OFF_BY_ONE
-from .scalar_autodiff import ACCUMULATE
 
 A = "13_recurrent_loops"
 DELAY = ("delay", "past", "steps", "lambda", "earlier", "previous")
@@ -15,25 +14,29 @@ MISTAKES = [
             "while not component or component[-1] != node:", "while stack and stack[-1] != node:",
             "the component is the stack down to and including its root; the root stays behind",
             ("component", "root", "stack") + OFF_BY_ONE),
-    Mistake(A, "forward_order", "delay_edges_kept_everywhere",
-            "if network[name][0] == \"delay\":\n                    return []",
-            "if False:\n                    return []",
-            "inside a loop the delay nodes are leaves: their source was computed at an earlier step",
-            DELAY + ("leaf", "leaves")),
-    Mistake(A, "loop_forward", "delay_reads_the_current_step",
-            "members[source][t - steps] if t >= steps", "members[source][t - steps + 1] if t >= steps",
-            "the delay gives its source's value `steps` steps back, t - steps, not t - steps + 1",
-            DELAY + OFF_BY_ONE),
+    Mistake(A, "forward_order", "delay_edges_cut_on_the_wrong_side",
+            "if network[name][0] == \"delay\":\n                    return []\n"
+            "                return [a for a in node_operands(network, name) if a in members]",
+            "return [a for a in node_operands(network, name)\n"
+            "                        if a in members and network[a][0] != \"delay\"]",
+            "inside a loop a delay node is a leaf: the edge from it to its source is left out, not "
+            "the edges into it from the nodes that read it (which must come after it)",
+            DELAY + ("leaf", "leaves", "operand")),
+    Mistake(A, "loop_forward", "initial_value_one_step_too_long",
+            "members[source][t - steps] if t >= steps", "members[source][t - steps] if t > steps",
+            "the delay gives its initial value for t < steps only; at t = steps it gives its "
+            "source's first value", DELAY + OFF_BY_ONE + ("initial",)),
     Mistake(A, "loop_forward", "outside_delay_not_shifted",
             "values[name] = np.concatenate([initial(name, (steps, B)), source[:T - steps]])",
             "values[name] = source",
             "a delay outside a loop shifts the whole sequence by its steps, with the initial value "
             "in front", DELAY + ("shift", "initial")),
-    Mistake(A, "loop_backward", "delay_gradient_sent_forward_in_time",
-            "grads[source][t - steps] += g       # the book's rule: to the source, lambda back",
-            "grads[source][min(t + steps, T - 1)] += g",
-            "the delay's gradient at t goes to its source at t - steps (the step it read)",
-            DELAY + ("t - steps", "source")),
+    Mistake(A, "loop_backward", "loop_nodes_not_reversed_within_a_step",
+            "            for name in reversed(component):\n                step_back(name, t)",
+            "            for name in component:\n                step_back(name, t)",
+            "within a step the loop's nodes go back in reverse order too: a node sends its "
+            "gradient on before the nodes that read it at the same step have added theirs",
+            ("order", "reverse", "before", "complete")),
     Mistake(A, "loop_backward", "upstream_ignored",
             "    for name, g in upstream.items():\n        grads[name] += g\n",
             "",
