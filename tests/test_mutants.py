@@ -11,6 +11,10 @@ the mutant the verdicts and messages that grading with the public seed gives
 The feedback of a mutant of the written-from part of the corpus names its known mistake (issue
 19: tests/mutants NAMED); what every mutant's feedback names is written down for
 tests/misconception_coverage.py, which reports the coverage of both parts.
+
+A mutant marked slow (`Mutant(..., slow=True)`: one whose grading trains a network again, where
+others of its task do already) runs with `make test-slow`; every task keeps one mutant in `make
+test`, and every held-out mutant stays there.
 """
 from unittest import mock
 
