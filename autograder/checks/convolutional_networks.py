@@ -40,7 +40,7 @@ def conv_case(rng, public, i) -> tuple:
     padding, and an upstream gradient g of the output's shape. The self-check's cases are fixed:
     a stride that does not divide the padded size, and one with windows that overlap."""
     if public:
-        (n, c, h, w_), (f, kh, kw), stride, padding = [((2, 2, 5, 6), (3, 3, 2), 2, 1),
+        (n, c, h, w_), (f, kh, kw), stride, padding = [((2, 2, 6, 5), (3, 3, 2), 2, 1),
                                                        ((1, 3, 6, 5), (2, 2, 3), 1, 0)][i % 2]
     else:
         n, c, f = (int(v) for v in rng.integers(1, 4, 3))
@@ -181,6 +181,7 @@ def digits():
 def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rng, public):
     order = rng.permutation(len(digits.y_test))          # an order the notebook never saw
     images, labels = digits.x_test[order], digits.y_test[order]
+    predicted = digit_labels(submission.probe("predict", images=images), labels)
     reply = submission.probe("network", images=images if public else images[:SAMPLE])
     assert "layers" in reply, (
         f"the grader runs your trained network itself, and cannot: {reply['not_standard']}. "
@@ -195,7 +196,6 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
     assert differ <= 1 - AGREEMENT, (
         f"net.forward does not compute the stack of its layers: their digits differ on "
         f"{differ:.0%} of the images; keep CNN's forward a pass through its layers in order")
-    predicted = digit_labels(submission.probe("predict", images=images), labels)
     accuracy = float(np.mean(network == labels))
     how = ("graded on your network's trained parameters" +
            (" (run by the grader when graded)" if public else ", run by the grader"))

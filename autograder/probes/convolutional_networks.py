@@ -201,12 +201,12 @@ def filters(ns):
     of a matplotlib figure."""
     from matplotlib.figure import Figure
     net = _model(ns)
+    figure = ns["plot_filters"](net)
     first = next((layer for layer in (dp.Model.layers(net) if net is not None else ())
                   if getattr(type(layer), "kind", None) == "conv"), None)
     if first is None:
         return {"no_conv": "net has no Conv layer"}
     weights = _array(first.W)
-    figure = ns["plot_filters"](net)
     if not isinstance(figure, Figure):
         return {"type": type(figure).__name__}
     images = [_array(np.ma.getdata(image.get_array())) for ax in figure.axes

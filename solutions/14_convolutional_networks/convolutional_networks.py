@@ -442,6 +442,7 @@ class CNN(Model):
 
 # %%
 dp.seed(0)
+net, loss_hist = CNN(), []           # your network, and the loss of every step
 ### BEGIN SOLUTION
 net = CNN(Conv(1, 8, 3, "conv1", padding=1), ReLU(), MaxPool(2), Flatten(),
           Dense(8 * 14 * 14, 64, "hidden", activation="relu"), Dense(64, 10, "out"))
@@ -521,20 +522,17 @@ def plot_filters(net: CNN) -> plt.Figure:
     ### END SOLUTION
 
 
+# %% [markdown]
+# Your trained filters, and below them their responses after the ReLU on a digit, the **feature
+# maps**. Many trained filters look like small edge or stroke detectors, positive weights on one
+# side and negative on the other; the feature maps show where each one fires.
+
+# %%
 fig_filters = plot_filters(net)
 plt.show()
-
-# %%
-check("filter_plot")
-
-# %% [markdown]
-# Many trained filters look like small edge or stroke detectors: positive weights on one side,
-# negative on the other. Their responses, the **feature maps**, show where each one fires on a
-# digit:
-
-# %%
+first_conv = next(layer for layer in net.stack if isinstance(layer, Conv))
 with dp.no_grad():
-    maps = net.stack[0](Node(x_val[:1].reshape(1, 1, 28, 28))).value[0]
+    maps = first_conv(Node(x_val[:1].reshape(1, 1, 28, 28))).relu().value[0]
 fig_maps, axes = plt.subplots(1, len(maps) + 1, figsize=(1.2 * (len(maps) + 1), 1.6))
 axes[0].imshow(x_val[0].reshape(28, 28), cmap="gray_r")
 axes[0].set_title("digit", fontsize=8)
@@ -543,6 +541,9 @@ for ax, feature_map in zip(axes[1:], maps):
 for ax in axes:
     ax.axis("off")
 plt.show()
+
+# %%
+check("filter_plot")
 
 # %% [markdown]
 # ## References
