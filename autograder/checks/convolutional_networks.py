@@ -240,6 +240,9 @@ def test_the_figure_shows_every_first_layer_filter(submission, metrics):
         f"plot_filters(net) must return the matplotlib figure (plt.subplots gives it), not a "
         f"{out['type']}")
     weights, images = out["W"], out["images"]
+    assert np.all(np.isfinite(weights)), (
+        "net's first Conv layer has NaN or infinite weights: its training diverged (a smaller "
+        "learning rate?)")
     filters = weights[:, 0]                        # the first layer reads one channel: the digit
     metrics["filters"], metrics["images"] = len(filters), int(out["count"])
     assert out["count"] == len(filters), (

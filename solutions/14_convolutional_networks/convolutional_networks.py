@@ -259,9 +259,11 @@ check("maxpool2d_grad")
 # **Question 1.** In a max-pooling layer with $2 \times 2$ windows side by side, what fraction of
 # its inputs receive a nonzero gradient, and what does that mean for the filters of the layer
 # before it? How would the gradient differ with **average** pooling ($\partial L / \partial x =
-# g / 4$ for every element of the window)? Answer in two or three sentences in the string below.
+# g / 4$ for every element of the window)? Answer in two or three sentences: replace the line below by
+# `answer_pooling_gradient = """..."""`.
 
 # %%
+# answer_pooling_gradient = """your answer"""
 ### BEGIN SOLUTION
 answer_pooling_gradient = """
 A quarter at most: each window passes its whole gradient to its one maximum, and the three other
@@ -482,9 +484,11 @@ check("cnn_accuracy")
 # **Question 2.** One output of a $3 \times 3$ convolution sees $3 \times 3$ pixels: its
 # **receptive field**. Why does the receptive field grow with depth? How many pixels does one
 # output see after conv $3 \times 3$ → max-pool 2 → conv $3 \times 3$ → max-pool 2 (stride 1 and
-# padding 1 in the convolutions)? Answer in the string below.
+# padding 1 in the convolutions)? Answer in
+# `answer_receptive_field = """..."""` below.
 
 # %%
+# answer_receptive_field = """your answer"""
 ### BEGIN SOLUTION
 answer_receptive_field = """
 Each output of a layer combines a window of outputs of the layer below, and each of those already
