@@ -141,3 +141,30 @@ def test_a_pool_worker_taken_over_ends_and_its_call_is_answered_once(tmp_path):
     assert got == ["also done", "done", "stuck: the grader's checks went over their budget and "
                                         "did not stop, so their process was ended"]
     assert tries.read_text() == "x"       # not run again: it would do the same
+
+
+LEFT_CLEAN = """
+import sys, time
+from autograder.grading.budget import limited
+with limited(60, time.monotonic() + 60):          # a block within its budget
+    pass
+with limited(0.05, time.monotonic() + 60):        # and one stopped
+    while True:
+        pass
+def f():
+    return sum(range(10))
+sys.settrace(lambda frame, event, arg: None)       # a traced call, as derived mistakes trace
+print(f())
+"""
+
+
+def test_a_budget_leaves_no_asynchronous_exception_flag_behind(tmp_path):
+    """After `limited` blocks, stopped or not, the process runs on as before: a traced call
+    returns (cancelling a pending exception with PyThreadState_SetAsyncExc(id, NULL) left the
+    interpreter's flag set, and CPython 3.11 then spun forever at the traced frame's start: a
+    suite worker hung 20 minutes in references.derived's trace of 06's reference)."""
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, "-c", LEFT_CLEAN], capture_output=True, text=True,
+                         timeout=30)
+    assert run.returncode == 0 and run.stdout.strip() == "45", (run.stdout, run.stderr[-2000:])

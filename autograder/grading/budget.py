@@ -44,10 +44,25 @@ class Spent:
 
 
 def _raise_in(thread_id: int, exception) -> None:
-    """Make `exception` (a class; None: cancel any pending) raised in the thread `thread_id` at
-    its next bytecode."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None)
+    """Make `exception` (a class) raised in the thread `thread_id` at its next bytecode.
+
+    Never called to cancel one (exception NULL): CPython sets the interpreter's flag for a
+    pending asynchronous exception even then, and only a delivered exception clears it. Left
+    set, every later call and loop of the process stops at the flag, and a frame run under a
+    trace function (sys.settrace) spins forever in CPython 3.11: so a pending one is taken
+    instead (`_take_pending`)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(exception))
+
+
+def _take_pending() -> None:
+    """Raise OverBudget in this thread and take it here: whatever was pending is delivered, and
+    the interpreter's flag cleared."""
+    try:
+        _raise_in(threading.get_ident(), OverBudget)
+        for _ in range(1_000_000):      # each turn of the loop checks for it
+            pass
+    except OverBudget:
+        return
 
 
 @contextlib.contextmanager
@@ -57,7 +72,7 @@ def limited(cpu_seconds: float, deadline: float, takeover=None):
     module's docstring) and `spent.over` says why; the block's own exceptions pass through."""
     spent, lock, done = Spent(), threading.Lock(), threading.Event()
     judged, cpu_start = threading.get_ident(), time.process_time()
-    armed = [True]
+    armed, raised = [True], [False]
 
     def watch():
         first = last = None
@@ -78,6 +93,7 @@ def limited(cpu_seconds: float, deadline: float, takeover=None):
                     if not armed[0]:
                         return
                     _raise_in(judged, OverBudget)
+                    raised[0] = True
                 first, last = first or now, now
 
     watchdog = threading.Thread(target=watch, name="grader budget", daemon=True)
@@ -87,11 +103,12 @@ def limited(cpu_seconds: float, deadline: float, takeover=None):
     except OverBudget:
         pass
     finally:
-        while True:     # an OverBudget raised just now may land here: disarm, then cancel it
+        while True:     # an OverBudget raised just now may land here: disarm, then take any pending
             try:
                 with lock:
                     armed[0] = False
-                    _raise_in(judged, None)
+                if raised[0]:
+                    _take_pending()
                 break
             except OverBudget:
                 continue

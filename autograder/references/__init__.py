@@ -78,6 +78,8 @@ _read: dict = {}                    # {notebook: ((mtime, size) of its file, its
 # the id of a mistake derived from a reference's code (references/derived.py) starts with this
 DERIVED = "derived:"
 
+hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
+
 
 def per_task() -> None:
     """A task's checks start: so does the time for deriving its mistakes (references/derived.py,
@@ -87,7 +89,6 @@ def per_task() -> None:
     except ImportError:
         return
     derived.per_task()
-hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
 
 
 class NotPublic(Exception):

@@ -294,9 +294,14 @@ def _trace(files: dict, function, args, kwargs, deadline: float):
     running at `deadline`."""
     lines, numbers, depths = {}, {}, {}
 
+    def stop(frame, event, arg):
+        raise _TooSlow
+
     def tracer(frame, event, arg):
+        # past the deadline, the frame's first line raises (a 'line' event's exception is raised
+        # in the traced code, as a loop's next turn raises in `local`)
         if time.monotonic() > deadline:
-            raise _TooSlow
+            return stop
         filename = frame.f_code.co_filename
         if filename not in files:
             return None
@@ -313,13 +318,16 @@ def _trace(files: dict, function, args, kwargs, deadline: float):
 
         def local(frame, event, arg):
             if event == "line":
+                if time.monotonic() > deadline:
+                    raise _TooSlow
                 seen.add(frame.f_lineno)
             return local
         return local
+    args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
     saved = sys.gettrace()
     sys.settrace(tracer)
     try:
-        result = function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        result = function(*args, **kwargs)
     finally:
         sys.settrace(saved)
     return result, lines, numbers, depths
