@@ -84,7 +84,7 @@ class Stack(dp.Model):
         return dp.cross_entropy(self.forward(x), y)
 
 
-def accuracies(layers, steps, seed, data, lr, batch_size=64) -> list:
+def runs_of(layers, steps, seed, data, lr, batch_size=64) -> list:
     """[(held-out accuracy, training seconds so far) after each number of `steps`] of one run."""
     dp.seed(seed)
     net = Stack(layers, seed)
@@ -123,13 +123,13 @@ def main(argv=None):
         if args.only not in name:
             continue
         cells = []
-        by_seed = [accuracies(layers, sorted(args.steps), seed, data, args.lr) for seed in args.seeds]
+        by_seed = [runs_of(layers, sorted(args.steps), seed, data, args.lr) for seed in args.seeds]
         for i in range(len(args.steps)):
             runs = [seed_runs[i] for seed_runs in by_seed]
-            accuracies_ = [a for a, _ in runs]
+            accuracies = [a for a, _ in runs]
             if not skips:
-                cnn += accuracies_
-            cells.append(f"{min(accuracies_):.3f} / {np.mean(accuracies_):.3f} / {max(accuracies_):.3f}"
+                cnn += accuracies
+            cells.append(f"{min(accuracies):.3f} / {np.mean(accuracies):.3f} / {max(accuracies):.3f}"
                          f" ({np.mean([s for _, s in runs]):.0f} s)")
         print(f"| {name} | {'yes' if skips else 'no'} | " + " | ".join(cells) + " |", flush=True)
     if cnn:
