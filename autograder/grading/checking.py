@@ -254,3 +254,26 @@ def _array_located(got, expected) -> str:
 
 def _index(index) -> str:
     return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+# -- accuracy on held-out digits (09, 14) --------------------------------------------------------------
+def bar_and_floor(assignment, source: str) -> tuple:
+    """(bar, floor) of the data source: full MNIST (`accuracy_full`, `accuracy_full_floor`), or the
+    5,000-digit subset (`accuracy`, `accuracy_floor`), from the assignment's thresholds."""
+    key = "accuracy_full" if source.startswith("full") else "accuracy"
+    return assignment.thresholds[key], assignment.thresholds[key + "_floor"]
+
+
+def credit(accuracy: float, bar: float, floor: float) -> float:
+    """The share of the points: (accuracy - floor) / (bar - floor), clipped to [0, 1]."""
+    return float(np.clip((accuracy - floor) / (bar - floor), 0.0, 1.0))
+
+
+def digit_labels(predicted, labels) -> np.ndarray:
+    """`predicted` (a reply of predict(x)), asserted to be one number per label in `labels`."""
+    assert isinstance(predicted, np.ndarray) and predicted.shape == labels.shape, (
+        f"predict(x) must return an array of {len(labels)} labels, one per image; "
+        f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}")
+    assert np.issubdtype(predicted.dtype, np.number), (
+        f"predict(x) must return digits 0-9, not {predicted.dtype} values")
+    return predicted
