@@ -25,7 +25,9 @@ sandbox-tools:
 
 # The suite: every test but the end-to-end ones marked slow, which install packages into fresh
 # environments (minutes each: a fresh clone's student install with `make lab`, in the repository
-# and in the bundle; Gradescope's setup.sh), which test-slow runs. CI runs both.
+# and in the bundle; Gradescope's setup.sh), and repeats of costly gradings (mutants and blind
+# mistakes that train a network again; one mutant of every task stays), which test-slow runs.
+# CI runs both.
 test: $(STAMP) sandbox-tools
 	$(VPY) -m pytest -q -n auto -m "not slow"
 

@@ -35,6 +35,12 @@ def _grade(args):
         print(f"\n{NO_ISOLATION_WARNING}")
     for layer in _missing_cgroups(results):
         print(f"\nnote: {layer}")
+    faults = report.grader_faults(results)
+    if faults:
+        print(f"\nwarning: {len(faults)} task(s) stopped by a fault of the grader's own checks, "
+              "not of the students' code (their points are 0 until graded again): "
+              + "; ".join(faults[:5]) + (f"; and {len(faults) - 5} more" if len(faults) > 5 else "")
+              + ". Fix the check, then delete those results and run grade again", file=sys.stderr)
     print(f"\ngrades:   {Path(args.out) / 'grades.csv'}\nfeedback: {Path(args.out) / 'feedback'}/")
     if args.gradebook:
         from .course.config import load_course

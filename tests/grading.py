@@ -79,11 +79,13 @@ def explain(result: dict) -> str:
 
 class Mutant:
     """A realistic bug planted in a solution: `old` -> `new` in its source. It must cost the
-    points of `task` and of no other task."""
+    points of `task` and of no other task. `slow`: its test runs with the slow tests (`make
+    test-slow`), not in `make test`."""
 
-    def __init__(self, assignment: str, task: str, name: str, old: str, new: str, why: str = ""):
+    def __init__(self, assignment: str, task: str, name: str, old: str, new: str, why: str = "",
+                 slow: bool = False):
         self.assignment, self.task, self.name = assignment, task, name
-        self.old, self.new, self.why = old, new, why
+        self.old, self.new, self.why, self.slow = old, new, why, slow
 
     def __repr__(self):
         return f"{self.assignment}:{self.name}"
@@ -172,6 +174,18 @@ def solution_namespace(assignment_id: str) -> dict:
     finally:
         if saved is not None:
             os.environ["AUTOGRADER_GRADING"] = saved
+    return namespace
+
+
+def notebook_cells(assignment_id: str, *names) -> dict:
+    """A namespace (np, dp and Node imported) with the solution cells that define `names` (a
+    `def` or `class` of that name) run in it, in the notebook's order."""
+    import numpy as np
+    import dp
+    namespace = {"np": np, "dp": dp, "Node": dp.Node}
+    for cell in jupytext.reads(solution_source(assignment_id), fmt="py:percent").cells:
+        if any(f"def {name}" in cell.source or f"class {name}" in cell.source for name in names):
+            exec(cell.source, namespace)
     return namespace
 
 

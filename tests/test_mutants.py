@@ -11,6 +11,10 @@ the mutant the verdicts and messages that grading with the public seed gives
 The feedback of a mutant of the written-from part of the corpus names its known mistake (issue
 19: tests/mutants NAMED); what every mutant's feedback names is written down for
 tests/misconception_coverage.py, which reports the coverage of both parts.
+
+A mutant marked slow (`Mutant(..., slow=True)`: one whose grading trains a network again, where
+others of its task do already) runs with `make test-slow`; every task keeps one mutant in `make
+test`, and every held-out mutant stays there.
 """
 from unittest import mock
 
@@ -51,7 +55,8 @@ def graded_with_self_check_calls(mutant, tmp_path) -> tuple:
     return result, set(calls)
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=repr)
+@pytest.mark.parametrize("mutant", [pytest.param(m, id=repr(m), marks=[pytest.mark.slow] if m.slow
+                                                  else []) for m in MUTANTS])
 def test_mutant_is_caught_by_its_task_only(mutant, tmp_path):
     assignment = COURSE.assignment(mutant.assignment)
     result, calls = graded_with_self_check_calls(mutant, tmp_path)
@@ -94,3 +99,11 @@ def test_the_corpus_covers_every_assignment_with_a_mutant():
     covered = {m.assignment for m in MUTANTS}
     graded = {a.id for a in COURSE.assignments}
     assert graded <= covered, f"assignments without mutants: {sorted(graded - covered)}"
+
+
+def test_without_the_slow_tests_every_task_keeps_a_mutant_and_the_held_out_ones_run():
+    """A mutant marked slow runs with `make test-slow` only: `make test` still grades, of every
+    task with mutants, one mutant at least, and every held-out mutant."""
+    tasks = {(m.assignment, m.task) for m in MUTANTS}
+    assert tasks == {(m.assignment, m.task) for m in MUTANTS if not m.slow}
+    assert not [repr(m) for m in MUTANTS if m.slow and held_out(m)]

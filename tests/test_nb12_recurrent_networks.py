@@ -5,7 +5,6 @@ agree with each other (dp's unrolled graph, central differences) and with the no
 adding problem's distribution, the SequenceModel's forward pass)."""
 from __future__ import annotations
 
-import jupytext
 import numpy as np
 import pytest
 
@@ -15,8 +14,8 @@ from autograder.references import recurrent_networks as reference
 from autograder.grading.selfcheck import LocalSubmission
 from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks, explain,
                            forbidden_imports_of_probes, full_marks, grade_notebook, grade_source,
-                           load_checks, mutate, notebook_tests, notebooks_fixture, points,
-                           solution_source)
+                           load_checks, mutate, notebook_cells, notebook_tests, notebooks_fixture,
+                           points, solution_source)
 
 ASSIGNMENT = "12_recurrent_networks"
 checks = load_checks(ASSIGNMENT)
@@ -100,10 +99,7 @@ def test_every_named_mistake_is_caught():
 def test_the_grader_draws_the_notebooks_adding_problem():
     """The sequences that sequence_task is graded on come from the distribution the notebook
     trains on and documents (the grader keeps its own copy of the generator)."""
-    notebook = jupytext.reads(solution_source(ASSIGNMENT), fmt="py:percent")
-    [cell] = [c.source for c in notebook.cells if "def adding_problem" in c.source]
-    namespace = {"np": np, "dp": dp, "Node": dp.Node}
-    exec(cell, namespace)
+    namespace = notebook_cells(ASSIGNMENT, "adding_problem")
     assert namespace["T_ADD"] == checks.T_ADD
     ours = namespace["adding_problem"](50, checks.T_ADD, np.random.default_rng(0))
     theirs = checks.adding_problem(50, checks.T_ADD, np.random.default_rng(0))
@@ -154,20 +150,11 @@ def test_parameters_of_other_names_or_shapes_fail_with_a_message(params, says):
     assert check["status"] == "failed" and says in check["message"], check
 
 
-def notebook_cells(*names) -> dict:
-    """A namespace with the solution cells that define `names` run in it."""
-    notebook = jupytext.reads(solution_source(ASSIGNMENT), fmt="py:percent")
-    namespace = {"np": np, "dp": dp, "Node": dp.Node}
-    for cell in notebook.cells:
-        if any(f"def {name}" in cell.source or f"class {name}" in cell.source for name in names):
-            exec(cell.source, namespace)
-    return namespace
-
-
 @pytest.mark.parametrize("k", [16, 5])
 def test_the_graders_forward_pass_is_the_notebooks_sequence_model(k):
     """reference.adding_predictions on a model's parameters gives that model's forward pass."""
-    notebook = notebook_cells("init_params", "rnn_forward", "SequenceModel", "adding_problem")
+    notebook = notebook_cells(ASSIGNMENT, "init_params", "rnn_forward", "SequenceModel",
+                              "adding_problem")
     rng = np.random.default_rng(k)
     model = notebook["SequenceModel"](k=k, seed=k)
     model.set_param({"b": rng.normal(0, 0.3, (1, k)), "b_y": rng.normal(size=(1, 1))})

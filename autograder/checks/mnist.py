@@ -27,7 +27,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import misconception
+from autograder.grading.checking import bar_and_floor, credit, digit_labels as _labels, misconception  # noqa: F401
 from autograder.probes.mnist import stack_problem
 
 ref = references.of(__name__)
@@ -39,26 +39,6 @@ SAMPLE = 1000            # digits on which grading compares forward's digits wit
 @pytest.fixture(scope="module")
 def digits():
     return dp.data.mnist(download=False, verbose=False)
-
-
-def bar_and_floor(assignment, source: str) -> tuple:
-    """(bar, floor) of the data source: full MNIST, or the 5,000-digit subset."""
-    key = "accuracy_full" if source.startswith("full") else "accuracy"
-    return assignment.thresholds[key], assignment.thresholds[key + "_floor"]
-
-
-def credit(accuracy: float, bar: float, floor: float) -> float:
-    """The share of the points: (accuracy - floor) / (bar - floor), clipped to [0, 1]."""
-    return float(np.clip((accuracy - floor) / (bar - floor), 0.0, 1.0))
-
-
-def _labels(predicted, labels) -> np.ndarray:
-    assert isinstance(predicted, np.ndarray) and predicted.shape == labels.shape, (
-        f"predict(x) must return an array of {len(labels)} labels, one per image; "
-        f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}")
-    assert np.issubdtype(predicted.dtype, np.number), (
-        f"predict(x) must return digits 0-9, not {predicted.dtype} values")
-    return predicted
 
 
 @pytest.mark.task("mnist_accuracy")

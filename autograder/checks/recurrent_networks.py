@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import misconception, probe
+from autograder.grading import checking
+from autograder.grading.checking import probe
 from autograder.probes.recurrent_networks import MAX_UNITS
 from dp import relative_error
 
@@ -33,25 +34,10 @@ SEQUENCE_MSE = 0.02                    # unless course.toml sets thresholds.sequ
 
 
 def compare(received, expected, what, metrics, tol=TOL, floor=FLOOR, mistakes=(), part=None):
-    """Assert that the array `received` is `expected` elementwise (relative error <= tol);
-    record the error in metrics["max_rel_error"]. `mistakes`: what ref.misconceptions gave for
-    these inputs, and `part` the part of their values that `expected` is, named in the message
-    when `received` equals one."""
-    assert isinstance(received, np.ndarray), (
-        f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
-    assert received.shape == expected.shape, (
-        f"{what} has shape {received.shape}, expected {expected.shape}")
-    errors = relative_error(received, expected, floor)
-    errors = np.where(np.isfinite(errors), errors, np.inf)
-    error = float(errors.max(initial=0.0))
-    metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
-    if error > tol:
-        at = tuple(int(i) for i in np.unravel_index(int(np.argmax(errors)), errors.shape))
-        hint = misconception(received, expected, mistakes, lambda a, b: np.shape(a) == np.shape(b)
-                             and relative_error(a, b, floor).max() <= tol, part)
-        raise AssertionError(f"{what}[{', '.join(map(str, at))}] is {received[at]:.8g}, expected "
-                             f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
-    return error
+    """checking.compare with dp's relative error, its absolute floor `floor` (see there)."""
+    return checking.compare(received, expected, what, metrics, tol=tol,
+                            errors=lambda a, b: relative_error(a, b, floor), mistakes=mistakes,
+                            part=part)
 
 
 # -- the grader's cases ---------------------------------------------------------------------------
@@ -240,18 +226,6 @@ def model_shapes(k: int) -> dict:
     return {"W_x": (2, k), "W_h": (k, k), "b": (1, k), "W_y": (k, 1), "b_y": (1, 1)}
 
 
-def trained_parameters(params: dict) -> dict:
-    """The trained model's parameters, checked against SequenceModel's names and shapes."""
-    shapes = {name: getattr(value, "shape", None) for name, value in params.items()}
-    W_h = shapes.get("W_h") or ()
-    k = W_h[0] if len(W_h) == 2 and 1 <= W_h[0] <= MAX_UNITS else None
-    assert k is not None and shapes == model_shapes(k), (
-        f"the grader predicts with its own SequenceModel from model's trained parameters, which "
-        f"must be those of a cell of k <= {MAX_UNITS} units and its readout, "
-        f"{model_shapes('k')}; model has {shapes}")
-    return params
-
-
 @pytest.mark.task("sequence_task")
 def test_the_trained_cell_solves_the_adding_problem(submission, rng, public, assignment, metrics):
     """The trained `model` graded on its parameters: the grader's own forward pass of the
@@ -265,7 +239,8 @@ def test_the_trained_cell_solves_the_adding_problem(submission, rng, public, ass
     sequences, targets = adding_problem(2000, T_ADD, rng)
     out = probe(submission, "model", "in model.get_param() or model.forward(sequences)",
                 sequences=sequences)
-    params = trained_parameters(out["params"])
+    params = checking.trained_parameters(out["params"], model_shapes, "W_h", "SequenceModel",
+                                         MAX_UNITS)
     new = f"{len(targets):,} new sequences of the adding problem"
     if public:
         what = f"model.forward on {new}"

@@ -1,6 +1,7 @@
 """What several assignments' checks (autograder/checks/*.py) share: relative errors between what
-a submission returned and the reference, a probe whose error says what was being done, and the
-naming of a known mistake that a wrong reply equals (`misconception`).
+a submission returned and the reference, an array compared with the reference (`compare`), a probe
+whose error says what was being done, and the naming of a known mistake that a wrong reply
+equals (`misconception`).
 
 The errors never broadcast: an array of another shape than the reference (an empty one, or one
 of shape (1, 1) that NumPy would stretch) is infinitely wrong, whatever its values."""
@@ -72,6 +73,44 @@ def within(tolerance: float, error=rel_error):
     def close(got, value) -> bool:
         return np.shape(got) == np.shape(value) and error(got, value) < tolerance
     return close
+
+
+def compare(received, expected, what, metrics, *, tol, errors=floored_rel_errors, mistakes=(),
+            part=None) -> float:
+    """Assert that the array `received` (a part of a reply) is `expected`: `errors(received,
+    expected)` <= tol in every entry (a non-finite error is infinite); record the largest error,
+    at most 1, in metrics["max_rel_error"], and return it. The message gives the worst entry
+    and names the known mistake that `received` equals (`mistakes`: what ref.misconceptions gave
+    for these inputs; `part`: the part of their values that `expected` is), or else locates the
+    first difference."""
+    assert isinstance(received, np.ndarray), (
+        f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
+    assert received.shape == expected.shape, (
+        f"{what} has shape {received.shape}, expected {expected.shape}")
+    found = errors(received, expected)
+    found = np.where(np.isfinite(found), found, np.inf)
+    error = float(found.max(initial=0.0))
+    metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
+    if error > tol:
+        at = tuple(int(i) for i in np.unravel_index(int(np.argmax(found)), found.shape))
+        hint = misconception(received, expected, mistakes, lambda a, b: np.shape(a) == np.shape(b)
+                             and errors(a, b).max() <= tol, part)
+        raise AssertionError(f"{what}[{', '.join(map(str, at))}] is {received[at]:.8g}, expected "
+                             f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
+    return error
+
+
+def trained_parameters(params: dict, shapes, units: str, model: str, most: int) -> dict:
+    """`params`, a trained model's parameters (a reply), asserted to be those of the notebook's
+    `model` of k units, 1 <= k <= `most`: the names and shapes `shapes(k)`, k the first axis of
+    the parameter `units`. The grader runs its own forward pass of `model` on them."""
+    found = {name: getattr(value, "shape", None) for name, value in params.items()}
+    shape = found.get(units) or ()
+    k = shape[0] if len(shape) == 2 and 1 <= shape[0] <= most else None
+    assert k is not None and found == shapes(k), (
+        f"the grader runs its own {model} with model's trained parameters, which must be those "
+        f"of a {model} of k <= {most} units, {shapes('k')}; model has {found}")
+    return params
 
 
 # how a message names the known mistake that a reply equals, and each further one that gives
@@ -215,3 +254,26 @@ def _array_located(got, expected) -> str:
 
 def _index(index) -> str:
     return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+# -- accuracy on held-out digits (09, 14) --------------------------------------------------------------
+def bar_and_floor(assignment, source: str) -> tuple:
+    """(bar, floor) of the data source: full MNIST (`accuracy_full`, `accuracy_full_floor`), or the
+    5,000-digit subset (`accuracy`, `accuracy_floor`), from the assignment's thresholds."""
+    key = "accuracy_full" if source.startswith("full") else "accuracy"
+    return assignment.thresholds[key], assignment.thresholds[key + "_floor"]
+
+
+def credit(accuracy: float, bar: float, floor: float) -> float:
+    """The share of the points: (accuracy - floor) / (bar - floor), clipped to [0, 1]."""
+    return float(np.clip((accuracy - floor) / (bar - floor), 0.0, 1.0))
+
+
+def digit_labels(predicted, labels) -> np.ndarray:
+    """`predicted` (a reply of predict(x)), asserted to be one number per label in `labels`."""
+    assert isinstance(predicted, np.ndarray) and predicted.shape == labels.shape, (
+        f"predict(x) must return an array of {len(labels)} labels, one per image; "
+        f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}")
+    assert np.issubdtype(predicted.dtype, np.number), (
+        f"predict(x) must return digits 0-9, not {predicted.dtype} values")
+    return predicted

@@ -69,7 +69,19 @@ def _message(excinfo, assignment=None) -> tuple:
     if isinstance(error, AssertionError):
         text = str(error).split("\nassert ")[0].strip() or "a check failed"
         return "failed", text
-    return "failed", f"unexpected result ({type(error).__name__}: {error})"
+    return "error", GRADER_FAULT.format(error=f"{type(error).__name__}: {error}")
+
+
+# the message of a check that raised what no reply can make it raise (a probe's error, a malformed
+# reply and a failed assertion are the submission's): the check or its reference is at fault
+GRADER_FAULT = ("the grader's own check raised {error}: a fault of the grader, not of your code; "
+                "the instructor is told, and grades this task again once it is fixed")
+
+
+def grader_fault(excinfo) -> bool:
+    """Whether a check's exception is the grader's fault (see GRADER_FAULT)."""
+    return not excinfo.errisinstance((SubmissionTimeout, SubmissionCrashed, ProbeError,
+                                      MalformedReply, NotPublic, AssertionError, OverBudget))
 
 
 class JudgePlugin:
@@ -84,6 +96,7 @@ class JudgePlugin:
         self._metrics = {}
         self.planned = {}     # task -> how many of its checks were to run
         self.spent = None     # the budget.Spent of a run under a budget
+        self.faults = set()   # the checks that raised by the grader's fault (GRADER_FAULT)
 
     # -- fixtures ---------------------------------------------------------------------------
     @pytest.fixture
@@ -146,6 +159,8 @@ class JudgePlugin:
             status, message = ("timeout", OVER_BUDGET.format(over=self.spent.over)) \
                 if call.excinfo.errisinstance(OverBudget) and self.spent is not None \
                 else _message(call.excinfo, self._assignment)
+            if grader_fault(call.excinfo):
+                self.faults.add(item.name)
             self.outcomes.append((item.task_id, item.name, status, message,
                                   self._metrics.get(item.nodeid, {})))
 
@@ -237,7 +252,8 @@ def _results(plugin, assignment, tasks) -> list:
         results.append({"id": task.id, "title": task.title, "points": task.points * _credit(mine),
                         "max_points": task.points, "status": status if mine else "error",
                         "message": message, "metrics": metrics,
-                        "checks": [{"name": o[1], "status": o[2], "message": o[3]} for o in mine]})
+                        "checks": [{"name": o[1], "status": o[2], "message": o[3]} for o in mine],
+                        **({"grader_fault": True} if any(o[1] in plugin.faults for o in mine) else {})})
     return results
 
 

@@ -25,7 +25,8 @@ from . import late, names
 
 STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛", "missing": "–"}
 STATUS_MEANING = {"passed": "passed", "failed": "failed (the message says why)",
-                  "error": "error: the code raised or could not be run", "timeout": "time limit reached",
+                  "error": "error: the code raised or could not be run (or, its message says, a check did)",
+                  "timeout": "time limit reached",
                   "missing": "not submitted"}
 LEGEND = "  ".join(f"{STATUS_MARK[s]} {m}" for s, m in STATUS_MEANING.items())
 
@@ -170,6 +171,13 @@ def _cell_error(error) -> dict:
 def cell_place(error: dict) -> str:
     """Where a (bounded) cell error happened, for the student: the cell, and the line in it."""
     return f"{error['where']}, line {error['line']}" if error["line"] else error["where"]
+
+
+def grader_faults(results) -> list:
+    """'student, assignment: task' of every task that a fault of the grader's own checks stopped
+    (judge.GRADER_FAULT), counted apart from the students' errors."""
+    return [f"{r.get('student')}, {r.get('assignment')}: {t.get('id')}" for r in results
+            for t in r.get("tasks") or [] if isinstance(t, dict) and t.get("grader_fault") is True]
 
 
 def bounded(result: dict) -> dict:

@@ -41,10 +41,10 @@ class Mistake(Mutant):
 
     def __init__(self, assignment: str, task: str, name: str, old: str, new: str, why: str,
                  expect: tuple, wrong_value: bool = True, slow: bool = False):
-        super().__init__(assignment, task, name, old, new, why)
+        super().__init__(assignment, task, name, old, new, why, slow)
         if not why or not expect:
             raise ValueError(f"{assignment}:{name}: every mistake needs `why` and `expect`")
-        self.expect, self.wrong_value, self.slow = tuple(expect), wrong_value, slow
+        self.expect, self.wrong_value = tuple(expect), wrong_value
 
     def names_it(self, message: str) -> bool:
         """`message` contains one of `expect`'s alternatives (all of its words, if a tuple)."""

@@ -36,6 +36,13 @@ HELD_OUT = frozenset({
     "12_recurrent_networks:W_h_gradient_overwritten",
     "12_recurrent_networks:initial_state_wraps_around",
     "12_recurrent_networks:learning_rate_too_small",
+    "13_recurrent_loops:loop_order_keeps_the_delay_edges",
+    "13_recurrent_loops:delay_always_one_step",
+    "13_recurrent_loops:parameter_gradient_overwritten",
+    "13_recurrent_loops:forget_bias_zero",
+    "14_convolutional_networks:padding_not_dropped",
+    "14_convolutional_networks:gradient_to_every_element",
+    "14_convolutional_networks:forward_skips_the_first_layer",
 })
 
 
