@@ -26,6 +26,12 @@ def adam_paths(hyper=ADAM, n_steps=6):
     return optimizers.paths("adam_update", hyper, A, C, [np.array([0.5, -0.2])], n_steps)
 
 
+@pytest.fixture(autouse=True)
+def nothing_kept(monkeypatch):
+    """Each test derives afresh: what an earlier one derived (`derived._kept`) is not reused."""
+    monkeypatch.setattr(derived, "_kept", {})
+
+
 def derived_adam(n_steps=6):
     return derived.derived(optimizers, "paths", ("adam_update", ADAM, A, C,
                                                  [np.array([0.5, -0.2])], n_steps), {})
@@ -196,12 +202,30 @@ def test_a_reference_too_slow_to_trace_in_the_time_bound_gets_no_mutants(monkeyp
     assert derived_adam() == []
 
 
+def test_the_same_reference_call_is_derived_once_unless_a_bound_of_time_cut_it_short(monkeypatch):
+    """Grading a task and wording its messages ask for the same mutants again: the process
+    derives them once. An answer cut short by the task's time is not kept: the next call, with
+    time, derives the whole list."""
+    forks, derive = [], derived._derive
+    monkeypatch.setattr(derived, "_derive", lambda *args: forks.append(args) or derive(*args))
+    first = derived_adam()
+    assert first and derived_adam() == first and len(forks) == 1
+    assert len(derived_adam(n_steps=5)[0][2][0]) != len(first[0][2][0]) and len(forks) == 2
+    monkeypatch.setattr(derived, "_kept", {})
+    with monkeypatch.context() as short_of_time:
+        short_of_time.setattr(derived, "SECONDS", 1e-4)
+        short = derived_adam()
+    named = [(id_, why) for id_, why, _ in first]
+    assert len(short) < len(first) and [(i, w) for i, w, _ in derived_adam()] == named
+    assert derived_adam() is derived_adam() and len(forks) == 4
+
+
 def test_a_mutant_that_takes_all_memory_or_never_ends_costs_nothing_but_itself(monkeypatch):
     """The mutants run in a forked child with a bounded address space and time: one that
     allocates 8 GiB, or sleeps, gives no mutants, and the grader carries on."""
-    monkeypatch.setattr(derived, "mutants", lambda *args: np.ones(1 << 30).tolist())
+    monkeypatch.setattr(derived, "_search", lambda *args: (np.ones(1 << 30).tolist(), True))
     assert derived_adam() == []
-    monkeypatch.setattr(derived, "mutants", lambda *args: time.sleep(60))
+    monkeypatch.setattr(derived, "_search", lambda *args: time.sleep(60))
     monkeypatch.setattr(derived, "SECONDS", 0.5)
     started = time.monotonic()
     assert derived_adam() == []

@@ -71,6 +71,7 @@ from ..sandbox import protocol
 
 CASES = Path(__file__).resolve().parent.parent / "public_cases"
 _recording: dict | None = None      # {notebook: {key: encoded result}} while `record` runs
+_recording_keys_only = False        # `record(keys_only=True)`: known mistakes by key alone
 _replaying: dict = {}               # {notebook: {key: encoded result}} forced by `replay`
 _read: dict = {}                    # {notebook: ((mtime, size) of its file, its cases)}
 
@@ -334,10 +335,13 @@ class _Misconceptions:
                      for id_, why, value in derived.derived(module, name, args, kwargs)]))
             if _recording is None:
                 return _Lazy(known, mutants)
-            found = known() + mutants()
             case = key(f"misconceptions.{name}", args, kwargs)
-            _recording.setdefault(notebook, {})[case] = protocol.encode(found)
             hint_keys.add(case)
+            if _recording_keys_only:
+                _recording.setdefault(notebook, {})[case] = None
+                return _Lazy(known, mutants)
+            found = known() + mutants()
+            _recording.setdefault(notebook, {})[case] = protocol.encode(found)
             return found
 
         call.__name__ = name
@@ -350,14 +354,17 @@ def of(module_name: str) -> _Proxy:
 
 
 @contextlib.contextmanager
-def record():
-    """Collect {notebook: {key: encoded result}} of every reference call made inside."""
-    global _recording
-    saved, _recording = _recording, {}
+def record(keys_only: bool = False):
+    """Collect {notebook: {key: encoded result}} of every reference call made inside. With
+    `keys_only`, the known mistakes are recorded by key alone (None) and computed only where a
+    check reads them, as when grading: for a test of which calls are made, not of their values."""
+    global _recording, _recording_keys_only
+    saved, _recording = (_recording, _recording_keys_only), {}
+    _recording_keys_only = keys_only
     try:
         yield _recording
     finally:
-        _recording = saved
+        _recording, _recording_keys_only = saved
 
 
 @contextlib.contextmanager

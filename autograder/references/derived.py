@@ -55,6 +55,7 @@ WALL = 3            # the child has WALL times their sum + 1 s of wall time for 
 SAME_VALUE = 2      # explanations kept for one value: another mutation may be the student's
 MEMORY = 1 << 30    # the address space the mutants may take beyond the grader's
 QUOTE = 60          # the longest piece of code quoted in an explanation
+KEPT = 256          # calls whose mutants this process keeps (`derived` on the same arguments again)
 
 _NONCOMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod)
 
@@ -466,7 +467,28 @@ def per_task(seconds: float | None = PER_TASK) -> None:
     _until[0] = None if seconds is None else time.monotonic() + seconds
 
 
+_kept: dict = {}     # {(module, name, key of the arguments): [[id, why, value]]}, oldest first
+
+
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
+    """`_derive`, once per reference and arguments in this process (the grading of a task and
+    its messages, and a class graded with the same inputs, ask again): the last KEPT answers
+    are kept, those cut short by the task's time are not."""
+    try:
+        key = (module.__name__, name, _key([list(args), kwargs]))
+    except (TypeError, ValueError, protocol.ProtocolError):
+        return _derive(module, name, args, kwargs)[0]
+    if key not in _kept:
+        found, complete = _derive(module, name, args, kwargs)
+        if not complete:
+            return found
+        while len(_kept) >= KEPT:
+            del _kept[next(iter(_kept))]
+        _kept[key] = found
+    return _kept[key]
+
+
+def _derive(module, name: str, args: tuple, kwargs: dict) -> tuple:
     """[[id, why, value]] of the mutants of reference `name` of `module` on these arguments whose
     value differs from the reference's (and at most SAME_VALUE of them for one value); see the
     module's doc. (`references` prefixes each id with DERIVED.)
@@ -475,18 +497,19 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     vectors, a loop a million times longer. So they run in a child process forked from this one,
     with MEMORY bytes more address space than this one has and WALL * (SECONDS + TRACE) + 1
     seconds of wall time to answer, killed past that; what it answers is plain data (protocol),
-    read as such. Within the current task's time (`per_task`): none left, none derived."""
+    read as such. Within the current task's time (`per_task`): none left, none derived.
+    Gives (the list, whether it is complete: not cut short by a bound of time)."""
     wall = WALL * (SECONDS + TRACE) + 1
     left = wall if _until[0] is None else min(wall, _until[0] - time.monotonic())
     if left < 0.5:
-        return []
+        return [], False
     read, write = os.pipe()
     try:
         pid = os.fork()
     except OSError:
         os.close(read)
         os.close(write)
-        return []
+        return [], False
     if pid == 0:                # the child: never returns
         status = 1
         try:
@@ -495,7 +518,8 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
                 size = int(statm.read().split()[0]) * resource.getpagesize()
             resource.setrlimit(resource.RLIMIT_AS, (size + MEMORY, resource.getrlimit(
                 resource.RLIMIT_AS)[1]))
-            answer = json.dumps(protocol.encode(mutants(module, name, args, kwargs))).encode()
+            found, complete = _search(module, name, args, kwargs)
+            answer = json.dumps([protocol.encode(found), complete]).encode()
             with os.fdopen(write, "wb") as pipe:
                 pipe.write(answer)
             status = 0
@@ -507,11 +531,12 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     if data is None or status != 0:
-        return []
+        return [], False
     try:
-        return protocol.decode(json.loads(data))
-    except (ValueError, protocol.ProtocolError):
-        return []
+        found, complete = json.loads(data)
+        return protocol.decode(found), complete is True
+    except (ValueError, TypeError, protocol.ProtocolError):
+        return [], False
 
 
 def _read_until(fd: int, deadline: float):
@@ -532,20 +557,26 @@ def _read_until(fd: int, deadline: float):
 
 def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     """`derived`, in this process."""
+    return _search(module, name, args, kwargs)[0]
+
+
+def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
+    """(`mutants`, whether the search ended on its own: all sites tried, or LIMIT of them; not
+    cut short by SECONDS or the task's time)."""
     # CPU time (this thread's), so that what is derived does not depend on the machine's load;
     # the task's bound (`per_task`) is wall time, and a safety net
     deadline, task_ends = time.thread_time() + SECONDS, _until[0]
     try:
         statements = _statements(module)
     except (OSError, TypeError):        # a module without source (made in a test): no mutants
-        return []
+        return [], True
     files = {module.__file__: module, **_library()}
     try:
         with np.errstate(all="ignore"):
             expected, lines, numbers, depths = _trace(
                 files, getattr(module, name), args, kwargs, time.thread_time() + TRACE)
     except _TooSlow:        # (01's chain of 5,000 nodes): no mutant could run in the time left
-        return []
+        return [], True
     mine = lines.get(module.__file__, set())
     libraries = [files[f] for f in sorted(lines) if f != module.__file__]
     ran = [i for i, s in enumerate(statements)
@@ -580,9 +611,11 @@ def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     for unit, i, member in sorted(units, key=depth):
         statement = member or unit.statements[i]
         for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers):
-            if tried >= LIMIT or time.thread_time() > deadline or \
+            if tried >= LIMIT:
+                return found, True
+            if time.thread_time() > deadline or \
                     task_ends is not None and time.monotonic() > task_ends - 0.5:
-                return found
+                return found, False
             tried += 1
             value = _run(reference, unit, i, member, _replaced(statement, path, old, new), name,
                          args, kwargs)
@@ -600,7 +633,7 @@ def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
             where = ".".join(f"{field}{'' if index is None else index}" for field, index in path)
             found.append([f"{name}.{unit.module.__name__}.{i}.{where}.{j}",
                           DERIVED_WHY + explanation, value])
-    return found
+    return found, True
 
 
 DERIVED_WHY = "the computation with one change, "
