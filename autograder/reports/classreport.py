@@ -196,11 +196,14 @@ def _assignment_html(a, e) -> str:     # `e`: escape a text, and mark a name (re
         f"<td class='rate'>{_percent(t['pass_rate'])}</td><td>{t['passed']} / {t['submitted']}</td>"
         f"<td>{_failures_html(t, e)}</td><td>{_misconceptions_html(t, e)}</td></tr>"
         for t in a["tasks"])
-    rows += "".join(
-        f"<tr class='question'><td>{e(q['id'])}<div class='title'>{e(q['title'])}</div></td>"
+    questions = "".join(
+        f"<tr><td>{e(q['id'])}<div class='title'>{e(q['title'])}</div></td>"
         f"<td class='rate'>{report.STATUS_MARK['manual']} {report.BY_HAND}</td>"
         f"<td>{q['to_grade']} to grade, {q['max_points']:g} point{'' if q['max_points'] == 1 else 's'}"
-        f"</td><td></td><td></td></tr>" for q in a["questions"])
+        f"</td></tr>" for q in a["questions"])
+    if questions:
+        questions = ("<table class='questions'><thead><tr><th>question</th><th>graded</th>"
+                     f"<th>answers</th></tr></thead><tbody>{questions}</tbody></table>")
     by_hand = (f" The questions' {a['max_by_hand']:g} points are {report.BY_HAND} (nbgrader's "
                f"formgrader), in none of these scores." if a["max_by_hand"] else "")
     missing = ", ".join(map(e.name, a["missing"])) or "none"
@@ -216,6 +219,7 @@ def _assignment_html(a, e) -> str:     # `e`: escape a text, and mark a name (re
 {f"<p>Submitted but not graded:</p><ul class='not-graded'>{errors}</ul>" if errors else ""}
 <table class="tasks"><thead><tr><th>task</th><th>pass rate</th><th>passed</th>
 <th>most common failure messages</th><th>known mistakes named</th></tr></thead><tbody>{rows}</tbody></table>
+{questions}
 </section>"""
 
 
