@@ -280,22 +280,8 @@ def _source_notebook(a, path: Path, rel: str, course_task_ids: dict):
             problems.append(f"{where}: hidden-test markers outside a check(\"<task id>\") cell")
         parsed.append((cell, tree, kind, task))
 
-    for task, places in checks.items():
-        if len(places) > 1:
-            problems.append(f"{rel}: task {task!r} has {len(places)} {_call(task)} cells "
-                            f"({'; '.join(places)}); each task needs exactly one")
-    for task in points:
-        if task not in checks:
-            problems.append(f"{rel}: task {task!r} of assignment {a.id!r} (course.toml) has no "
-                            f"{_call(task)} cell")
-    for question, places in answers.items():
-        if len(places) > 1:
-            problems.append(f"{rel}: question {question!r} has {len(places)} answer cells "
-                            f"({'; '.join(places)}); each question needs exactly one")
-    for question in questions:
-        if question not in answers:
-            problems.append(f"{rel}: question {question!r} of assignment {a.id!r} (course.toml) "
-                            f"has no answer cell (# %% [markdown] {ANSWER_KEY}=\"{question}\")")
+    problems += _exactly_one(rel, a, "task", points, checks, _call)
+    problems += _exactly_one(rel, a, "question", questions, answers, lambda _: "answer")
     marked = sum(1 for _ in filter(ANSWER_MARKER.match, text.splitlines()))
     if not problems and marked != len(answers):     # release.py finds rubrics by the marker
         problems.append(f"{rel}: {marked} line(s) look like answer-cell markers but jupytext "
@@ -336,6 +322,15 @@ def _source_notebook(a, path: Path, rel: str, course_task_ids: dict):
     notebook.nbformat, notebook.nbformat_minor = 4, 5
     nbformat.validate(notebook)
     return notebook, []
+
+
+def _exactly_one(rel, a, kind, declared, found, cell) -> list:
+    """Each `kind` of course.toml (`declared` ids) has exactly one cell (`found`: {id: the places
+    of its cells}); `cell(id)` names such a cell."""
+    return [f"{rel}: {kind} {i!r} has {len(places)} {cell(i)} cells ({'; '.join(places)}); "
+            f"each {kind} needs exactly one" for i, places in found.items() if len(places) > 1] + [
+        f"{rel}: {kind} {i!r} of assignment {a.id!r} (course.toml) has no {cell(i)} cell"
+        for i in declared if i not in found]
 
 
 def _answer_problems(a, cells, i, where, questions, course_task_ids) -> list:
@@ -450,37 +445,26 @@ def _exercise_problems(a, rel: str, data: bytes) -> list[str]:
         for marker in FORBIDDEN_IN_EXERCISES:
             if marker in cell.source:
                 problems.append(f"{where}: contains the solution marker {marker!r}")
-        if meta.get("grade") and cell.cell_type == "markdown":
-            question = meta.get("grade_id")
-            seen[question] = seen.get(question, 0) + 1
-            if question not in questions:
-                problems.append(f"{where}: answer cell of {question!r}, which is not a question "
-                                f"of assignment {a.id!r} in course.toml")
-            elif float(meta.get("points", -1)) != questions[question]:
-                problems.append(f"{where}: question {question!r} is worth {meta.get('points')} "
-                                f"points in the notebook but {_number(questions[question])} in "
-                                f"course.toml")
-            if not meta.get("solution") or cell.source.strip() != TEXT_STUB:
-                problems.append(f"{where}: the answer cell of {question!r} must be an nbgrader "
-                                f"solution cell holding only {TEXT_STUB!r} (no rubric)")
-        elif meta.get("grade"):
-            task = meta.get("grade_id")
-            seen[task] = seen.get(task, 0) + 1
-            if task not in points:
-                problems.append(f"{where}: grade cell for task {task!r}, which is not a task of "
-                                f"assignment {a.id!r} in course.toml")
-            elif float(meta.get("points", -1)) != points[task]:
-                problems.append(f"{where}: task {task!r} is worth {meta.get('points')} points in "
-                                f"the notebook but {_number(points[task])} in course.toml")
-            if _check_task(_parse(cell.source)) != task:
-                problems.append(f"{where}: the grade cell of task {task!r} is not {_call(task)}")
-    for task in points:
-        if seen.get(task, 0) != 1:
-            problems.append(f"{rel}: task {task!r} has {seen.get(task, 0)} grade cells; expected 1")
-    for question in questions:
-        if seen.get(question, 0) != 1:
-            problems.append(f"{rel}: question {question!r} has {seen.get(question, 0)} answer "
-                            f"cells; expected 1")
+        if not meta.get("grade"):
+            continue
+        gid = meta.get("grade_id")
+        kind, declared, name = (("question", questions, "answer cell") if cell.cell_type == "markdown"
+                                else ("task", points, "grade cell"))
+        seen[gid] = seen.get(gid, 0) + 1
+        if gid not in declared:
+            problems.append(f"{where}: {name} for {kind} {gid!r}, which is not a {kind} of "
+                            f"assignment {a.id!r} in course.toml")
+        elif float(meta.get("points", -1)) != declared[gid]:
+            problems.append(f"{where}: {kind} {gid!r} is worth {meta.get('points')} points in "
+                            f"the notebook but {_number(declared[gid])} in course.toml")
+        if kind == "question" and (not meta.get("solution") or cell.source.strip() != TEXT_STUB):
+            problems.append(f"{where}: the answer cell of {gid!r} must be an nbgrader "
+                            f"solution cell holding only {TEXT_STUB!r} (no rubric)")
+        elif kind == "task" and _check_task(_parse(cell.source)) != gid:
+            problems.append(f"{where}: the grade cell of task {gid!r} is not {_call(gid)}")
+    for kind, declared, name in (("task", points, "grade cell"), ("question", questions, "answer cell")):
+        problems += [f"{rel}: {kind} {i!r} has {seen.get(i, 0)} {name}s; expected 1"
+                     for i in declared if seen.get(i, 0) != 1]
     if notebook.metadata.get("autograder", {}).get("assignment") != a.id:
         problems.append(f"{rel}: notebook metadata autograder.assignment is not {a.id!r}")
     return problems
