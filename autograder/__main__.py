@@ -98,6 +98,10 @@ def _check(args):
                             for k, v in task["metrics"].items())
         print(f"  {mark} {task['id']:<24} {task['points']:>4g}/{task['max_points']:<4g} "
               f"{task['status']:<8} {task['message'][:200]}{'  [' + metrics + ']' if metrics else ''}")
+    for question in result.get("questions", []):
+        mark = report.STATUS_MARK.get(question["status"], "?")
+        print(f"  {mark} {question['id']:<24} {'–':>4}/{question['max_points']:<4g} "
+              f"{question['status']:<8} {question['message'][:200]}")
     for error in result["cell_errors"]:
         print(f"  error in {report.cell_place(error)}: {error['error'][:200]}")
     for flag in result["flags"]:

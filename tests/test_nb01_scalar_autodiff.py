@@ -33,6 +33,10 @@ def test_solution_earns_full_marks(notebooks):
     result = assert_full_marks(grade_notebook(notebooks["solution"], ASSIGNMENT), ASSIGNMENT)
     # far below the checks' tolerance of 1e-6: rounding only (and eps^2 for numerical_gradient)
     assert all(t["metrics"]["max_rel_error"] < 1e-7 for t in result["tasks"]), explain(result)
+    # the questions: graded by hand, in neither score nor maximum
+    assert [(q["id"], q["points"], q["status"]) for q in result["questions"]] == [
+        (q.id, None, "manual") for q in COURSE.assignment(ASSIGNMENT).questions]
+    assert result["max_score"] == sum(FULL.values())
 
 
 # the check cells run in the exercise's folder (or a temporary one), as the student's kernel would

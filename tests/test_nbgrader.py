@@ -98,12 +98,14 @@ def course(tmp_path_factory):
 
 
 def nbgrader_grades(db: Path) -> dict:
-    """{student: (total, {task: points})} of assignment 01, read from an nbgrader gradebook."""
+    """{student: (total, {task: points})} of assignment 01, read from an nbgrader gradebook (the
+    code grade cells: the questions' answer cells wait for manual grading)."""
     grades = {}
     with open_gradebook(f"sqlite:///{db}", build.COURSE_ID) as gb:
         for student in STUDENTS:
             found = gb.find_submission(ASSIGNMENT, student)
-            grades[student] = (found.score, {g.name: g.score for nb in found.notebooks for g in nb.grades})
+            grades[student] = (found.score, {g.name: g.score for nb in found.notebooks
+                                             for g in nb.grades if g.cell.cell_type == "code"})
     return grades
 
 
@@ -127,8 +129,10 @@ def test_every_assignment_gets_source_release_and_gradebook_entries(tmp_path):
     with open_gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", build.COURSE_ID) as gb:
         assert sorted(s.id for s in gb.students) == ["alice", "bob", "carol"]
         for a in COURSE.assignments:
-            cells = {c.name: c.max_score for c in gb.find_notebook(a.notebook, a.id).grade_cells}
-            assert cells == {t.id: t.points for t in a.tasks}, a.id
+            cells = {(c.name, c.cell_type): c.max_score
+                     for c in gb.find_notebook(a.notebook, a.id).grade_cells}
+            assert cells == {**{(t.id, "code"): t.points for t in a.tasks},
+                             **{(q.id, "markdown"): q.points for q in a.questions}}, a.id
 
 
 def test_release_is_the_committed_exercise(course):
@@ -145,6 +149,26 @@ def test_nbgrader_totals_equal_the_autograder_totals(course):
     print(table)
     assert {s: theirs[s][0] for s in STUDENTS} == EXPECTED, table
     assert theirs == ours, table
+
+
+def test_the_questions_wait_for_manual_grading_in_the_gradebook(course):
+    """After autograde, each question's answer cell is a grade of its own, worth its points; the
+    submission's maximum counts them, its score does not yet. An answered question needs
+    manual grading; one left as released (the stub's "YOUR ANSWER HERE") nbgrader scores 0
+    by itself, as it does every unchanged answer cell."""
+    questions = COURSE.assignment(ASSIGNMENT).questions
+    assert questions
+    answered_all = ("solution", "deleter")      # the others filled in no answer cell after part 2
+    with open_gradebook(f"sqlite:///{course[0] / 'gradebook.db'}", build.COURSE_ID) as gb:
+        for student in STUDENTS:
+            found = gb.find_submission(ASSIGNMENT, student)
+            assert (found.score, found.max_score) == (EXPECTED[student], 10 + sum(q.points for q in questions))
+            grades = {g.name: g for nb in found.notebooks for g in nb.grades}
+            waiting = student in answered_all
+            assert {q.id: (grades[q.id].needs_manual_grade, grades[q.id].max_score,
+                           grades[q.id].auto_score) for q in questions} == {
+                q.id: (waiting, q.points, None if waiting else 0.0) for q in questions}, student
+            assert found.needs_manual_grade == waiting
 
 
 def autograded(course_dir, student):
@@ -172,8 +196,9 @@ def test_autograde_grades_in_the_sandbox_not_in_the_kernel(course):
         meta = notebook.metadata["autograder"]
         assert (meta["student"], meta["assignment"], meta["score"]) == (student, ASSIGNMENT, EXPECTED[student])
         graded = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
-        assert sorted(c.metadata.nbgrader.grade_id for c in graded) == sorted(
-            t.id for t in COURSE.assignment(ASSIGNMENT).tasks), student
+        assert sorted((c.metadata.nbgrader.grade_id, c.cell_type) for c in graded) == sorted(
+            [(t.id, "code") for t in COURSE.assignment(ASSIGNMENT).tasks]
+            + [(q.id, "markdown") for q in COURSE.assignment(ASSIGNMENT).questions]), student
         assert all(c.execution_count is None for c in notebook.cells if c.cell_type == "code")
     forger = autograded(course[0], "forger")
     errors = [o for c in forger.cells for o in c.get("outputs", []) if o.output_type == "error"]
@@ -229,6 +254,8 @@ def test_generate_feedback_and_export_work(course):
     run("-m", "nbgrader", "generate_feedback", ASSIGNMENT, cwd=course_dir, env=env)
     page = (course_dir / "feedback" / "stub" / ASSIGNMENT / NOTEBOOK.replace(".ipynb", ".html")).read_text()
     assert "scalar_arithmetic" in page and "not implemented yet" in page
+    question = COURSE.assignment(ASSIGNMENT).questions[0]
+    assert question.id in page           # the answer cell, shown for its manual grade
     run("-m", "nbgrader", "export", "--to", "grades.csv", cwd=course_dir, env=env)
     rows = [r for r in csv.DictReader((course_dir / "grades.csv").open()) if r["assignment"] == ASSIGNMENT]
     assert {r["student_id"]: float(r["raw_score"]) for r in rows} == EXPECTED
@@ -238,7 +265,8 @@ def test_formgrader_shows_the_grades(course, tmp_path):
     with jupyter(course[0], tmp_path / "home", app="server") as (url, token, _):
         [assignment] = [a for a in get(f"{url}/formgrader/api/assignments", token)
                         if a["name"] == ASSIGNMENT]
-        assert assignment["num_submissions"] == len(STUDENTS) and assignment["max_score"] == 10
+        by_hand = COURSE.assignment(ASSIGNMENT).hand_points
+        assert assignment["num_submissions"] == len(STUDENTS) and assignment["max_score"] == 10 + by_hand
         submissions = get(f"{url}/formgrader/api/submissions/{ASSIGNMENT}", token)
         assert {s["student"]: s["score"] for s in submissions} == EXPECTED
         assert "nbgrader formgrade" in get(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", token)
@@ -259,7 +287,7 @@ def test_gradebook_gets_assignments_nbgrader_has_not_seen(tmp_path):
     assert write_grades([result], url, COURSE) == 1       # again: replaced, not duplicated
     with open_gradebook(url) as gb:
         found = gb.find_submission(ASSIGNMENT, "dana")
-        assert (found.score, found.max_score) == (3.0, 10.0)
+        assert (found.score, found.max_score) == (3.0, 10.0 + COURSE.assignment(ASSIGNMENT).hand_points)
         assert len(gb.assignment_submissions(ASSIGNMENT)) == 1
 
 

@@ -9,13 +9,18 @@ nbgrader cell metadata schema 3, stable grade and cell ids):
 - a code cell with `### BEGIN SOLUTION` ... `### END SOLUTION` -> autograded answer cell;
 - a code cell that is nothing but `check("<task id>")`     -> autograder test cell worth the
   task's points in course.toml, grade_id = the task id;
+- a markdown cell marked `# %% [markdown] answer="<question id>"` -> manually graded answer
+  cell worth the question's points in course.toml, grade_id = the question id; its text (the
+  model answer and rubric) is the solution: students get "YOUR ANSWER HERE". The question
+  itself is the markdown cell before it;
 - every other cell                                         -> read-only (locked) cell.
 
 All source notebooks go into ONE temporary nbgrader course directory (only the .ipynb files,
 since nbgrader copies every file of a source folder), and the real `nbgrader generate_assignment`
 turns them into release notebooks, which are normalised (stable JSON, no timestamps) and written
 to exercises/. Notebooks and course.toml must agree (every task has exactly one check cell, no
-unknown ones, same points); no solution text may reach exercises/.
+unknown ones, same points; every question has exactly one answer cell); no solution text
+(code or rubric) may reach exercises/.
 """
 from __future__ import annotations
 
@@ -38,6 +43,11 @@ COURSE_ID = "dp-courseware"
 NBGRADER_SCHEMA = 3
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+TEXT_STUB = "YOUR ANSWER HERE"
+# A question's answer cell in a percent script: `# %% [markdown] answer="<question id>"`
+# (jupytext reads answer="..." as the cell's metadata). Its whole text is the rubric.
+ANSWER_KEY = "answer"
+ANSWER_MARKER = re.compile(r"^# %%.*\[markdown\].*\b" + ANSWER_KEY + r"\s*=")
 BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 # Text that must never reach a student notebook.
@@ -48,7 +58,7 @@ MAX_SLUG = 32  # of a read-only or answer cell's id, after the assignment id
 # jupytext's own bookkeeping; meaningless in a notebook
 JUPYTEXT_CELL_KEYS = {"lines_to_next_cell", "lines_to_end_of_cell_marker", "cell_marker"}
 # set here, never taken from the source
-CONTROLLED_CELL_KEYS = {"nbgrader", "deletable", "editable"}
+CONTROLLED_CELL_KEYS = {"nbgrader", "deletable", "editable", ANSWER_KEY}
 
 
 class BuildError(RuntimeError):
@@ -73,23 +83,43 @@ def _course_problems(assignments) -> list[str]:
         if a.id in seen:
             problems.append(f"course.toml: assignment {a.id!r} is defined twice")
         seen.add(a.id)
-        for t in a.tasks:
-            if not ID_RE.match(t.id):
-                problems.append(f"course.toml: assignment {a.id!r}: task {t.id!r} is not a valid "
-                                f"nbgrader grade_id (letters, digits, '_', '-'; at most {MAX_ID})")
-            if t.points < 0:
-                problems.append(f"course.toml: assignment {a.id!r}: task {t.id!r} has negative points")
-            if t.id in owner:
-                problems.append(f"course.toml: task {t.id!r} is defined by assignment {owner[t.id]!r} "
-                                f"and again by {a.id!r}; task ids must be unique across the course")
-            else:
-                owner[t.id] = a.id
+        for kind, items in (("task", a.tasks), ("question", a.questions)):
+            for t in items:
+                if not ID_RE.match(t.id):
+                    problems.append(f"course.toml: assignment {a.id!r}: {kind} {t.id!r} is not a "
+                                    f"valid nbgrader grade_id (letters, digits, '_', '-'; at most "
+                                    f"{MAX_ID})")
+                if t.points < 0:
+                    problems.append(f"course.toml: assignment {a.id!r}: {kind} {t.id!r} has "
+                                    f"negative points")
+                if t.id in owner:
+                    problems.append(f"course.toml: {kind} {t.id!r} is defined by assignment "
+                                    f"{owner[t.id]!r} and again by {a.id!r}; task and question "
+                                    f"ids must be unique across the course")
+                else:
+                    owner[t.id] = a.id
     return problems
 
 
 # --------------------------------------------------------------------------------------------
 # solutions/<id>/<notebook>.py -> nbgrader source notebook
 # --------------------------------------------------------------------------------------------
+
+def grade_ids(assignments) -> dict:
+    """{grade id: assignment id} of every task and question of the course."""
+    return {t.id: a.id for a in assignments for t in (*a.tasks, *a.questions)}
+
+
+def answer_lines(text: str):
+    """(line number, line) of every line of the answer cells of a percent script (their
+    rubrics): from a `# %% [markdown] answer="..."` marker to the next `# %%`."""
+    inside = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("# %%"):
+            inside = bool(ANSWER_MARKER.match(line))
+        elif inside:
+            yield number, line
+
 
 def _parse(code: str):
     """The cell's code as an AST (IPython magics and shell escapes read as `pass`), or None."""
@@ -207,14 +237,19 @@ def _source_notebook(a, path: Path, rel: str, course_task_ids: dict):
         return None, [f"{rel}: jupytext cannot read it: {error}"]
     lines = _cell_lines(text, len(script.cells))
     points = {t.id: t.points for t in a.tasks}
-    problems, checks = [], {}
+    questions = {q.id: q.points for q in a.questions}
+    problems, checks, answers = [], {}, {}
     parsed = []
     for i, cell in enumerate(script.cells):
         where = f"{rel}:{lines[i]}: cell {i + 1}" if lines[i] else f"{rel}: cell {i + 1}"
         tree = _parse(cell.source) if cell.cell_type == "code" else None
         task = _check_task(tree) if cell.cell_type == "code" else None
         kind = "readonly"
-        if task is not None:
+        if ANSWER_KEY in cell.metadata:
+            kind, task = "question", cell.metadata[ANSWER_KEY]
+            problems += _answer_problems(a, script.cells, i, where, questions, course_task_ids)
+            answers.setdefault(task, []).append(where)
+        elif task is not None:
             kind = "grade"
             checks.setdefault(task, []).append(where)
             if task not in points:
@@ -239,23 +274,23 @@ def _source_notebook(a, path: Path, rel: str, course_task_ids: dict):
                 problems.append(f"{where}: malformed solution region: {why}")
         elif has_solution:
             problems.append(f"{where}: solution markers in a {cell.cell_type} cell; "
-                            f"only code cells may hold solutions")
+                            f"only code cells may hold solutions (a question's answer cell is "
+                            f"all solution: `# %% [markdown] {ANSWER_KEY}=\"<question id>\"`)")
         if kind != "grade" and (BEGIN_HIDDEN in cell.source or END_HIDDEN in cell.source):
             problems.append(f"{where}: hidden-test markers outside a check(\"<task id>\") cell")
         parsed.append((cell, tree, kind, task))
 
-    for task, places in checks.items():
-        if len(places) > 1:
-            problems.append(f"{rel}: task {task!r} has {len(places)} {_call(task)} cells "
-                            f"({'; '.join(places)}); each task needs exactly one")
-    for task in points:
-        if task not in checks:
-            problems.append(f"{rel}: task {task!r} of assignment {a.id!r} (course.toml) has no "
-                            f"{_call(task)} cell")
+    problems += _exactly_one(rel, a, "task", points, checks, _call)
+    problems += _exactly_one(rel, a, "question", questions, answers, lambda _: "answer")
+    marked = sum(1 for _ in filter(ANSWER_MARKER.match, text.splitlines()))
+    if not problems and marked != len(answers):     # release.py finds rubrics by the marker
+        problems.append(f"{rel}: {marked} line(s) look like answer-cell markers but jupytext "
+                        f"reads {len(answers)} answer cell(s); write each as "
+                        f"# %% [markdown] {ANSWER_KEY}=\"<question id>\"")
     if problems:
         return None, problems
 
-    taken = set(course_task_ids) | set(checks)
+    taken = set(course_task_ids) | set(checks) | set(answers)
     cells = []
     for cell, tree, kind, task in parsed:
         metadata = {k: v for k, v in cell.metadata.items()
@@ -264,6 +299,11 @@ def _source_notebook(a, path: Path, rel: str, course_task_ids: dict):
             grade_id = task
             metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True,
                                     "grade_id": task, "points": _number(points[task]),
+                                    "schema_version": NBGRADER_SCHEMA}
+        elif kind == "question":     # nbgrader's manually graded answer
+            grade_id = task
+            metadata["nbgrader"] = {"grade": True, "solution": True, "locked": False,
+                                    "grade_id": task, "points": _number(questions[task]),
                                     "schema_version": NBGRADER_SCHEMA}
         else:
             grade_id = _stable_id(a.id, _label(cell, tree), taken)
@@ -282,6 +322,40 @@ def _source_notebook(a, path: Path, rel: str, course_task_ids: dict):
     notebook.nbformat, notebook.nbformat_minor = 4, 5
     nbformat.validate(notebook)
     return notebook, []
+
+
+def _exactly_one(rel, a, kind, declared, found, cell) -> list:
+    """Each `kind` of course.toml (`declared` ids) has exactly one cell (`found`: {id: the places
+    of its cells}); `cell(id)` names such a cell."""
+    return [f"{rel}: {kind} {i!r} has {len(places)} {cell(i)} cells ({'; '.join(places)}); "
+            f"each {kind} needs exactly one" for i, places in found.items() if len(places) > 1] + [
+        f"{rel}: {kind} {i!r} of assignment {a.id!r} (course.toml) has no {cell(i)} cell"
+        for i in declared if i not in found]
+
+
+def _answer_problems(a, cells, i, where, questions, course_task_ids) -> list:
+    """What is wrong with cell i, marked as the answer cell of a question."""
+    cell, question = cells[i], cells[i].metadata[ANSWER_KEY]
+    marker = f"{ANSWER_KEY}={question!r}"
+    if not isinstance(question, str) or not ID_RE.match(question):
+        return [f"{where}: {marker}: a question id is a string of letters, digits, '_', '-'"]
+    problems = []
+    if question not in questions:
+        other = course_task_ids.get(question)
+        problems.append(f"{where}: {marker}: {question!r} is not a question of assignment "
+                        f"{a.id!r} in course.toml" + (f" (it belongs to {other!r})" if other else "")
+                        + f"; its questions are: {', '.join(questions) or '(none)'}")
+    if cell.cell_type != "markdown":
+        problems.append(f"{where}: {marker} on a {cell.cell_type} cell; an answer cell is "
+                        f"markdown: # %% [markdown] {ANSWER_KEY}=\"{question}\"")
+    if BEGIN_SOLUTION in cell.source or END_SOLUTION in cell.source:
+        problems.append(f"{where}: solution markers in the answer cell of {question!r}: its "
+                        f"whole text is the solution")
+    before = cells[i - 1] if i > 0 else None
+    if before is None or before.cell_type != "markdown" or ANSWER_KEY in before.metadata:
+        problems.append(f"{where}: the answer cell of {question!r} needs the question before it, "
+                        f"in a markdown cell of its own (students see that cell, not this one)")
+    return problems
 
 
 def _call(task: str) -> str:
@@ -308,7 +382,7 @@ c.CourseDirectory.release_directory = "release"
 c.CourseDirectory.ignore = []
 c.CourseDirectory.include = ["*"]
 c.ClearSolutions.code_stub = {{"python": {code_stub!r}}}
-c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+c.ClearSolutions.text_stub = {text_stub!r}
 c.ClearSolutions.begin_solution_delimeter = {begin!r}
 c.ClearSolutions.end_solution_delimeter = {end!r}
 c.ClearSolutions.enforce_metadata = True
@@ -324,7 +398,7 @@ def _run_nbgrader(course_dir: Path, assignment_ids: list[str]) -> None:
     (nbgrader takes the assignment id as a glob, so one call covers all of them)."""
     (course_dir / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
         root=str(course_dir), course_id=COURSE_ID,
-        db_url=f"sqlite:///{course_dir / 'gradebook.db'}", code_stub=CODE_STUB,
+        db_url=f"sqlite:///{course_dir / 'gradebook.db'}", code_stub=CODE_STUB, text_stub=TEXT_STUB,
         begin=BEGIN_SOLUTION, end=END_SOLUTION, begin_hidden=BEGIN_HIDDEN, end_hidden=END_HIDDEN),
         encoding="utf-8")
     env = dict(os.environ)
@@ -363,6 +437,7 @@ def _exercise_problems(a, rel: str, data: bytes) -> list[str]:
     problems = []
     notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
     points = {t.id: t.points for t in a.tasks}
+    questions = {q.id: q.points for q in a.questions}
     seen = {}
     for i, cell in enumerate(notebook.cells):
         meta = cell.metadata.get("nbgrader", {})
@@ -370,20 +445,26 @@ def _exercise_problems(a, rel: str, data: bytes) -> list[str]:
         for marker in FORBIDDEN_IN_EXERCISES:
             if marker in cell.source:
                 problems.append(f"{where}: contains the solution marker {marker!r}")
-        if meta.get("grade"):
-            task = meta.get("grade_id")
-            seen[task] = seen.get(task, 0) + 1
-            if task not in points:
-                problems.append(f"{where}: grade cell for task {task!r}, which is not a task of "
-                                f"assignment {a.id!r} in course.toml")
-            elif float(meta.get("points", -1)) != points[task]:
-                problems.append(f"{where}: task {task!r} is worth {meta.get('points')} points in "
-                                f"the notebook but {_number(points[task])} in course.toml")
-            if _check_task(_parse(cell.source)) != task:
-                problems.append(f"{where}: the grade cell of task {task!r} is not {_call(task)}")
-    for task in points:
-        if seen.get(task, 0) != 1:
-            problems.append(f"{rel}: task {task!r} has {seen.get(task, 0)} grade cells; expected 1")
+        if not meta.get("grade"):
+            continue
+        gid = meta.get("grade_id")
+        kind, declared, name = (("question", questions, "answer cell") if cell.cell_type == "markdown"
+                                else ("task", points, "grade cell"))
+        seen[gid] = seen.get(gid, 0) + 1
+        if gid not in declared:
+            problems.append(f"{where}: {name} for {kind} {gid!r}, which is not a {kind} of "
+                            f"assignment {a.id!r} in course.toml")
+        elif float(meta.get("points", -1)) != declared[gid]:
+            problems.append(f"{where}: {kind} {gid!r} is worth {meta.get('points')} points in "
+                            f"the notebook but {_number(declared[gid])} in course.toml")
+        if kind == "question" and (not meta.get("solution") or cell.source.strip() != TEXT_STUB):
+            problems.append(f"{where}: the answer cell of {gid!r} must be an nbgrader "
+                            f"solution cell holding only {TEXT_STUB!r} (no rubric)")
+        elif kind == "task" and _check_task(_parse(cell.source)) != gid:
+            problems.append(f"{where}: the grade cell of task {gid!r} is not {_call(gid)}")
+    for kind, declared, name in (("task", points, "grade cell"), ("question", questions, "answer cell")):
+        problems += [f"{rel}: {kind} {i!r} has {seen.get(i, 0)} {name}s; expected 1"
+                     for i in declared if seen.get(i, 0) != 1]
     if notebook.metadata.get("autograder", {}).get("assignment") != a.id:
         problems.append(f"{rel}: notebook metadata autograder.assignment is not {a.id!r}")
     return problems
@@ -405,7 +486,7 @@ def _generate(root: Path, log):
     exercise = {a.id: f"exercises/{a.id}/{a.notebook}.ipynb" for a in assignments}
     if problems:  # course.toml itself is inconsistent: build nothing
         return {}, set(exercise.values()), problems
-    course_task_ids = {t.id: a.id for a in assignments for t in a.tasks}
+    course_task_ids = grade_ids(assignments)
     sources, kept = [], set()
     for a in assignments:
         path = root / "solutions" / a.id / f"{a.notebook}.py"

@@ -16,7 +16,7 @@
 No solutions/, tests/ (their mutants are solutions with one bug), reference modules
 (autograder/references/ but its proxy, which replays the public cases) or git history. Before it
 finishes, the release scans every file it wrote for the text of the solutions (see
-`solution_lines`) and fails if it finds any.
+`solution_lines`) and of the questions' rubrics (`rubric_lines`) and fails if it finds any.
 
 Which exercises: by default those released by their due dates (`released_on`: what is past due
 and the one open now; `--date` to say when "now" is), or `--until ASSIGNMENT`, `--assignment`,
@@ -41,6 +41,7 @@ import tomllib
 from pathlib import Path
 
 from ..grading import public_cases
+from .build import answer_lines
 from ..course.config import ROOT, CourseError, load_course, parse_timezone
 
 # The only things the self-check needs besides the closure of imports (see `needed_modules`).
@@ -56,6 +57,7 @@ REFERENCES = "autograder/references/"
 REFERENCE_PROXY = "autograder/references/__init__.py"
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 MIN_TOKENS = 4   # a solution line with fewer content tokens is structure, not an answer
+MIN_WORDS = 4    # a rubric line with fewer words ("- 1 point", "**Rubric**") says nothing
 
 # Solution lines that a shipped file must contain too, because it computes the reference the
 # student's work is compared with next to the student's code (a probe). Each is listed, with
@@ -228,6 +230,32 @@ def solution_lines(root: Path = ROOT) -> dict:
     return {code: where for code, where in candidates.items() if code not in published}
 
 
+def prose(line: str) -> str:
+    """A line of text as its words: the percent script's `# `, markdown's list, quote and
+    emphasis marks at its start gone, blanks collapsed (a rubric line in a source and in a
+    notebook's markdown read the same)."""
+    return " ".join(line.strip().lstrip("#").strip().lstrip("-*>").split())
+
+
+def rubric_lines(root: Path = ROOT) -> dict:
+    """{prose of a line: 'solutions/<id>/<notebook>.py:<line>'}: the lines of the questions'
+    answer cells (their model answers and rubrics, autograder.authoring.build.answer_lines)
+    that a release must never contain: those of at least MIN_WORDS words that no other cell
+    of any source has (a rubric may quote its question)."""
+    given, candidates = set(), {}
+    for path in sorted((Path(root) / "solutions").glob("*/*.py")):
+        where = path.relative_to(root).as_posix()
+        text = path.read_text(encoding="utf-8")
+        rubric = dict(answer_lines(text))
+        for number, line in enumerate(text.splitlines(), start=1):
+            words = prose(line)
+            if number not in rubric:
+                given.add(words)
+            elif len(words.split()) >= MIN_WORDS:
+                candidates.setdefault(words, f"{where}:{number}")
+    return {words: where for words, where in candidates.items() if words not in given}
+
+
 def _text_lines(path: Path):
     """The lines of a file as a reader sees them: a notebook's cell sources, else its text."""
     try:
@@ -247,11 +275,12 @@ def _text_lines(path: Path):
 
 
 def find_solution_text(folder: Path, root: Path = ROOT) -> list:
-    """Everything in `folder` that must not be in a student bundle: solution lines (but the
+    """Everything in `folder` that must not be in a student bundle: solution lines and rubric
+    lines (but the
     listed SHARED_WITH_PROBES), solution markers, folders that are never shipped, and reference
     modules (autograder/references/ but its proxy)."""
     folder = Path(folder)
-    secret = solution_lines(root)
+    secret, rubrics = solution_lines(root), rubric_lines(root)
     shared = {(path, normalise(line)[0]) for path, line in SHARED_WITH_PROBES}
     found = []
     for path in sorted(folder.rglob("*")):
@@ -271,6 +300,9 @@ def find_solution_text(folder: Path, root: Path = ROOT) -> list:
             code = normalise(line)[0]
             if code in secret and (rel, code) not in shared:
                 found.append(f"{rel}: line {number} is line {secret[code]}: {line.strip()[:80]}")
+            elif prose(line) in rubrics:
+                found.append(f"{rel}: line {number} is rubric line {rubrics[prose(line)]}: "
+                             f"{line.strip()[:80]}")
     return found
 
 

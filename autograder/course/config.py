@@ -26,10 +26,11 @@ KEYS = {
     "course": {"name", "seed_policy", "public_seed", "grading_seed", "secret_from_grading_seed",
                "timezone"},
     "limits": set(LIMIT_KEYS),
-    "assignment": {"id", "notebook", "title", "task", "forbidden_imports", "library_answers",
-                   "thresholds", "due", "late", *LIMIT_KEYS},
+    "assignment": {"id", "notebook", "title", "task", "question", "forbidden_imports",
+                   "library_answers", "thresholds", "due", "late", *LIMIT_KEYS},
     "late": {"penalty_per_day", "max_penalty", "grace_minutes", "hard_deadline_days"},
     "task": {"id", "points", "title"},
+    "question": {"id", "points", "title"},
 }
 
 
@@ -39,6 +40,15 @@ class CourseError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Task:
+    id: str
+    points: float
+    title: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """A question the student answers in words, graded by hand (nbgrader's manually graded
+    answer cell, grade_id = id): its points count in nbgrader's maximum, never in `grade`'s."""
     id: str
     points: float
     title: str = ""
@@ -89,10 +99,17 @@ class Assignment:
     due: datetime.datetime | None = None   # time-zone aware; None: no due date (see `parse_due`)
     late: LatePolicy | None = None         # None: nothing is late (no policy, or no due date)
     library_answers: tuple = ()            # dp's names for what the students write: flagged
+    questions: tuple = ()                  # graded by hand: Question
 
     @property
     def max_score(self) -> float:
+        """The points that `grade` awards: those of the tasks (not of the questions)."""
         return sum(t.points for t in self.tasks)
+
+    @property
+    def hand_points(self) -> float:
+        """The points of the questions, graded by hand (in nbgrader's formgrader)."""
+        return sum(q.points for q in self.questions)
 
     def task(self, task_id) -> Task:
         for task in self.tasks:
@@ -293,6 +310,30 @@ def _require(table, key, kind, where):
     return value
 
 
+def _graded_items(tables, kind, make, at, aid, seen) -> list:
+    """The [[assignment.task]] or [[assignment.question]] tables of assignment `aid`, as `make`
+    (Task, Question). Their ids are nbgrader grade_ids: unique across the course (`seen`, id:
+    the assignment that has it), tasks and questions alike."""
+    items = []
+    for j, t in enumerate(tables):
+        if not isinstance(t, dict):
+            raise CourseError(f"{at}.{kind}[{j}]: expected a table ([[assignment.{kind}]])")
+        tid = _require(t, "id", str, f"{at}.{kind}[{j}]")
+        _known_keys(t, kind, f"{at}.{kind} {tid!r}")
+        points = _require(t, "points", (int, float), f"{at}.{kind} {tid!r}")
+        if not ID.match(tid) or points < 0:
+            raise CourseError(f"{at}.{kind} {tid!r}: needs a plain id and points >= 0")
+        if tid in seen:
+            raise CourseError(f"{at}: {kind} id {tid!r} is already used by assignment "
+                              f"{seen[tid]!r} (task and question ids are nbgrader grade_ids: unique)")
+        title = t.get("title", "")
+        if not isinstance(title, str):
+            raise CourseError(f"{at}.{kind} {tid!r}.title: expected a string, got {title!r}")
+        seen[tid] = aid
+        items.append(make(tid, float(points), title))
+    return items
+
+
 def load_course(path=None) -> Course:
     """Read and validate course.toml (default: the repository's)."""
     path = Path(path or ROOT / "course.toml")
@@ -330,18 +371,11 @@ def load_course(path=None) -> Course:
         if any(a.id == aid for a in assignments):
             raise CourseError(f"{at}: defined twice")
         _known_keys(table, "assignment", at)
-        tasks = []
-        for j, t in enumerate(_require(table, "task", list, at)):
-            tid = _require(t, "id", str, f"{at}.task[{j}]")
-            _known_keys(t, "task", f"{at}.task {tid!r}")
-            points = _require(t, "points", (int, float), f"{at}.task {tid!r}")
-            if not ID.match(tid) or points < 0:
-                raise CourseError(f"{at}.task {tid!r}: needs a plain id and points >= 0")
-            if tid in seen_tasks:
-                raise CourseError(f"{at}: task id {tid!r} is already used by assignment "
-                                  f"{seen_tasks[tid]!r} (task ids are nbgrader grade_ids: unique)")
-            seen_tasks[tid] = aid
-            tasks.append(Task(tid, float(points), t.get("title", "")))
+        tasks = _graded_items(_require(table, "task", list, at), "task", Task, at, aid, seen_tasks)
+        questions = table.get("question", [])
+        if not isinstance(questions, list):
+            raise CourseError(f"{at}.question: expected [[assignment.question]] tables")
+        questions = _graded_items(questions, "question", Question, at, aid, seen_tasks)
         forbidden = table.get("forbidden_imports", [])
         if not isinstance(forbidden, list) or not all(isinstance(m, str) for m in forbidden):
             raise CourseError(f"{at}.forbidden_imports: expected a list of module names")
@@ -363,7 +397,8 @@ def load_course(path=None) -> Course:
             tasks=tuple(tasks), forbidden_imports=tuple(forbidden), thresholds=dict(thresholds),
             limits=_limits(table, defaults, at),
             due=parse_due(table["due"], f"{at}: due", zone) if "due" in table else None,
-            late=late_policy if "due" in table else None, library_answers=tuple(answers)))
+            late=late_policy if "due" in table else None, library_answers=tuple(answers),
+            questions=tuple(questions)))
     return Course(name=course.get("name", "course"), public_seed=int(course.get("public_seed", 0)),
                   seed_policy=policy, grading_seed=int(course.get("grading_seed", 0)),
                   assignments=tuple(assignments), path=path, timezone=timezone,

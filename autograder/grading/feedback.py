@@ -16,6 +16,8 @@ from __future__ import annotations
 from .checking import NAMES
 
 MAX_NAMES = 6   # the names of a group's other checks, at most; then "and N more"
+# A question answered in words: graded by hand, never scored (or counted as 0) by the grader
+BY_HAND, BY_HAND_MARK = "to be graded by hand", "✍"
 
 
 def count(n: int, word: str) -> str:

@@ -306,6 +306,13 @@ def grading_seed(course, student, assignment_id) -> int:
     return int(digest[:12], 16)
 
 
+def _questions(assignment, status="manual", message=report.BY_HAND):
+    """The questions of `assignment`, graded by hand: `grade` never awards or withholds their
+    points (`points` is None; `status` "manual", or why there is nothing to grade by hand)."""
+    return [{"id": q.id, "title": q.title, "points": None, "max_points": q.points,
+             "status": status, "message": message} for q in assignment.questions]
+
+
 def _all_tasks(assignment, status, message):
     return [{"id": t.id, "title": t.title, "points": 0.0, "max_points": t.points,
              "status": status, "message": message, "metrics": {}, "checks": []}
@@ -332,7 +339,8 @@ def ungraded(submission: Submission, course, status=None, message=None) -> dict:
         "title": assignment.title if assignment else "", "status": status, "message": message,
         "notebook": submission.path.name if submission.path else "", "notebook_sha256": digest,
         "flags": list(submission.flags), "cell_errors": [], "output": "",
-        "tasks": _all_tasks(assignment, status, message) if assignment else []})
+        "tasks": _all_tasks(assignment, status, message) if assignment else [],
+        "questions": _questions(assignment, status, message) if assignment else []})
 
 
 def one_result(grade):
@@ -361,7 +369,8 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     assignment = course.assignment(submission.assignment_id)
     result = {"student": submission.student, "assignment": assignment.id, "title": assignment.title,
               "status": "graded", "message": "", "notebook": submission.path.name,
-              "flags": list(submission.flags), "cell_errors": [], "output": ""}
+              "flags": list(submission.flags), "cell_errors": [], "output": "",
+              "questions": _questions(assignment)}
     figures = []
     try:
         raw = submission.path.read_bytes()
@@ -370,6 +379,7 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     except (NotebookError, OSError) as error:
         result.setdefault("notebook_sha256", "")
         result["tasks"] = _all_tasks(assignment, "error", f"{error}")
+        result["questions"] = _questions(assignment, "error", f"{error}")
         result["flags"].append("unreadable notebook")
         result["status"], result["message"] = "error", (
             f"unreadable notebook: {error}. Download it again from JupyterLab (File > Download) "
@@ -470,9 +480,11 @@ def bounded_total(result):
 
 def _total(result):
     """The points earned: `score`, and `raw_score` too until a late penalty (late.apply, in
-    grade_all) takes its share off `score`."""
+    grade_all) takes its share off `score`; `max_score` of the tasks. The questions' points are
+    `max_by_hand`, in neither: they are graded by hand."""
     result["score"] = result["raw_score"] = sum(t["points"] for t in result["tasks"])
     result["max_score"] = sum(t["max_points"] for t in result["tasks"])
+    result["max_by_hand"] = sum(q["max_points"] for q in result.get("questions", []))
     result["grader"] = GRADER_VERSION
     return result
 

@@ -22,12 +22,14 @@ import unicodedata
 from pathlib import Path
 
 from . import late, names
+from .feedback import BY_HAND, BY_HAND_MARK
 
-STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛", "missing": "–"}
+STATUS_MARK = {"passed": "✔", "failed": "✘", "error": "⚠", "timeout": "⌛", "missing": "–",
+               "manual": BY_HAND_MARK}
 STATUS_MEANING = {"passed": "passed", "failed": "failed (the message says why)",
                   "error": "error: the code raised or could not be run (or, its message says, a check did)",
                   "timeout": "time limit reached",
-                  "missing": "not submitted"}
+                  "missing": "not submitted", "manual": BY_HAND}
 LEGEND = "  ".join(f"{STATUS_MARK[s]} {m}" for s, m in STATUS_MEANING.items())
 
 # The caps on what grading one submission may put into its result and feedback, in characters
@@ -192,6 +194,9 @@ def bounded(result: dict) -> dict:
     errors = result.get("cell_errors") if isinstance(result.get("cell_errors"), list) else []
     result["cell_errors"] = [_cell_error(e) for e in errors[:CAPS["cell_errors"]]]
     result["tasks"] = [_task(t) for t in result.get("tasks", []) if isinstance(t, dict)]
+    result["questions"] = [dict(q, points=None, message=clean_text(q.get("message", ""), CAPS["message"]),
+                                status=clean_text(q.get("status", "manual"), 20))
+                           for q in result.get("questions", []) if isinstance(q, dict)]
     return result
 
 
@@ -267,14 +272,17 @@ def write_grades_csv(out: Path, results: list, course, wide: bool = False) -> Pa
                                     for r in cells]])
     else:
         task_ids = [t.id for a in course.assignments for t in a.tasks]
+        question_ids = [q.id for a in course.assignments for q in a.questions]
         rows.append(["student", "assignment", "score", "max_score", *LATE_COLUMNS, *task_ids,
-                     "flags", "status", "message"])
+                     "max_by_hand", *question_ids, "flags", "status", "message"])
         similar = names.lookalikes(r["student"] for r in results)
         for r in results:
             points = {t["id"]: t["points"] for t in r["tasks"]}
+            pending = {q["id"]: q["status"] for q in r.get("questions", [])}
             rows.append([r["student"], r["assignment"], f"{r['score']:g}", f"{r['max_score']:g}",
                          *late_cells(r),
                          *[f"{points[t]:g}" if t in points else "" for t in task_ids],
+                         f"{r.get('max_by_hand', 0):g}", *[pending.get(q, "") for q in question_ids],
                          "; ".join(with_lookalike(r, similar)), status(r), r.get("message", "")])
     path = Path(out) / "grades.csv"
     atomic_write(path, csv_text(rows))
@@ -322,6 +330,14 @@ def feedback_html(result: dict, figures=()) -> str:
         f"<td>{t['points']:g} / {t['max_points']:g}</td><td>{e(t['message'])}</td>"
         f"<td>{e(', '.join(f'{k} = {v:.4g}' if isinstance(v, float) else f'{k} = {v}' for k, v in t['metrics'].items()))}</td></tr>"
         for t in result["tasks"])
+    rows += "".join(
+        f"<tr class='{e(q['status'])}'><td>{e(q['id'])}<div class='title'>{e(q.get('title', ''))}</div></td>"
+        f"<td>{STATUS_MARK.get(q['status'], '')} {e(q['status'])}</td>"
+        f"<td>– / {q['max_points']:g}</td><td>{e(q['message'])}</td><td></td></tr>"
+        for q in result["questions"])
+    by_hand = result.get("max_by_hand") or 0
+    by_hand = (f" <span id='by-hand'>(and the questions' {by_hand:g} point{'' if by_hand == 1 else 's'}, "
+               f"{BY_HAND})</span>" if by_hand else "")
     flags = "".join(f"<li>{e(f)}</li>" for f in result.get("flags", []))
     errors = "".join(f"<li>{e(cell_place(c))}: <code>{e(c['error'])}</code></li>"
                      for c in result.get("cell_errors", []))
@@ -342,7 +358,7 @@ tr.timeout td:nth-child(2) {{ color: #a4161a; }}
 .title {{ color: #666; font-size: .85em; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
 </style></head><body>
 <h1>{e(result.get('title') or result['assignment'])}</h1>
-<p>Student: <b id="student">{student}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b></p>
+<p>Student: <b id="student">{student}</b> &mdash; score <b id="score">{result['score']:g} / {result['max_score']:g}</b>{by_hand}</p>
 {f"<p id='late'>{e(late.describe(result))}</p>" if result.get('late') else ""}
 {f"<p id='message'><b>{e(result['message'])}</b></p>" if result['message'] else ""}
 <table><thead><tr><th>task</th><th>verdict</th><th>points</th><th>message</th><th>measured</th></tr></thead>
@@ -371,7 +387,8 @@ def table(results: list) -> str:
     width = max(len("student"), *map(len, shown.values()))
     lines = [f"{'student':<{width}}  {'assignment':<26} {'score':>11}  tasks"]
     for r in sorted(results, key=lambda r: (r["student"], r["assignment"])):
-        marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}" for t in r["tasks"])
+        marks = " ".join(f"{STATUS_MARK.get(t['status'], '?')}{t['id']}"
+                         for t in [*r["tasks"], *r.get("questions", [])])
         if status(r) != "graded":      # say why, instead of a row of ⚠
             marks = f"{STATUS_MARK.get(status(r), '⚠')} {clean_text(r.get('message', ''), 240)}"
         if (r.get("late") or {}).get("days_late"):

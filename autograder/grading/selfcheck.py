@@ -16,7 +16,7 @@ import traceback
 from ..course.config import load_course
 from ..sandbox import protocol
 from ..sandbox.errors import ProbeError
-from .feedback import all_passed, failed_lines, name as _name, some_passed
+from .feedback import BY_HAND, BY_HAND_MARK, all_passed, failed_lines, name as _name, some_passed
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(__file__))   # autograder/: its frames are not the student's
 
@@ -63,6 +63,9 @@ def check(task_id: str, namespace=None) -> None:
         return None
     from .judge import run_checks
     course = load_course()
+    if any(q.id == task_id for a in course.assignments for q in a.questions):
+        print(f"{BY_HAND_MARK} {task_id}: a question {BY_HAND}; check() has nothing to check")
+        return None
     assignment = course.task_owner(task_id)
     namespace = namespace if namespace is not None else _caller_namespace()
     [result] = run_checks(LocalSubmission(namespace, assignment), assignment,

@@ -2,9 +2,11 @@
 
 Each result becomes nbgrader's submission of that student and assignment: one grade per task,
 the task's points as the cell's automatic score (the grade cells are named by the task ids,
-as in the notebooks). Formgrader and `nbgrader export` then show these grades. An assignment
-that nbgrader has not seen (no `generate_assignment` into this gradebook) is added from
-course.toml: a notebook with one code grade cell per task.
+as in the notebooks). Formgrader and `nbgrader export` then show these grades. A question's
+answer cell (a markdown grade cell) is left to the instructor: it needs manual grading. An
+assignment that nbgrader has not seen (no `generate_assignment` into this gradebook) is added
+from course.toml: a notebook with one code grade cell per task and one markdown grade cell per
+question.
 """
 from __future__ import annotations
 
@@ -44,12 +46,13 @@ def _assignment_in(gb, assignment):
     except MissingEntry:
         gb.update_or_create_assignment(assignment.id)
         gb.update_or_create_notebook(assignment.notebook, assignment.id)
-        for task in assignment.tasks:
-            gb.update_or_create_grade_cell(task.id, assignment.notebook, assignment.id,
-                                           max_score=task.points, cell_type="code")
+        for cells, cell_type in ((assignment.tasks, "code"), (assignment.questions, "markdown")):
+            for cell in cells:
+                gb.update_or_create_grade_cell(cell.id, assignment.notebook, assignment.id,
+                                               max_score=cell.points, cell_type=cell_type)
         return
     cells = {cell.name: cell.max_score for cell in notebook.grade_cells}
-    wanted = {task.id: task.points for task in assignment.tasks}
+    wanted = {item.id: item.points for item in (*assignment.tasks, *assignment.questions)}
     if cells != wanted:
         raise CourseError(f"the gradebook's {assignment.id}/{assignment.notebook} has grade cells "
                           f"{cells}, course.toml has {wanted}: regenerate it "
@@ -81,6 +84,11 @@ def write_grades(results, url: str, course, course_id: str = COURSE_ID) -> int:
                                       result["student"])
                 grade.auto_score = float(task["points"])
                 grade.needs_manual_grade = False
+            for question in assignment.questions:     # nbgrader's SaveAutoGrades does the same
+                grade = gb.find_grade(question.id, assignment.notebook, assignment.id,
+                                      result["student"])
+                if grade.manual_score is None:
+                    grade.needs_manual_grade = True
             gb.db.commit()
             count += 1
     return count

@@ -94,7 +94,7 @@ def source_notebook(assignment, root: Path = ROOT):
     """The nbgrader source notebook of `assignment`, exactly as `python -m autograder build`
     makes it (a thin wrapper of autograder.authoring.build's private function: one logic, not two)."""
     course = load_course(Path(root) / "course.toml")
-    task_owner = {t.id: a.id for a in course.assignments for t in a.tasks}
+    task_owner = build.grade_ids(course.assignments)
     path = assignment.solution_path(root)
     rel = path.relative_to(root).as_posix()
     if not path.is_file():
@@ -111,6 +111,7 @@ def config_text(directory: Path, course, root: Path = ROOT) -> str:
     base = build.NBGRADER_CONFIG.format(
         root=str(directory), course_id=build.COURSE_ID,
         db_url=f"sqlite:///{directory / 'gradebook.db'}", code_stub=build.CODE_STUB,
+        text_stub=build.TEXT_STUB,
         begin=build.BEGIN_SOLUTION, end=build.END_SOLUTION,
         begin_hidden=build.BEGIN_HIDDEN, end_hidden=build.END_HIDDEN)
     timeout = max(int(a.limits.time_limit) for a in course.assignments)

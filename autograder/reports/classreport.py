@@ -5,7 +5,9 @@ two files beside them, with the same numbers:
 
   graded/class-report.html   per assignment the score distribution (a plot), per task the pass
                              rate, its most common failure messages and the known mistakes its
-                             feedback named, each ranked; the students who have not submitted;
+                             feedback named, each ranked; per question (graded by hand, never
+                             counted as 0) its points and the answers to grade; the students who
+                             have not submitted;
                              the slowest notebooks; every flag raised
   graded/class-report.csv    the same, one number or message a row:
                              section, assignment, task, student, item, value
@@ -90,6 +92,14 @@ def _task_summary(task, results, known=()) -> dict:
             "misconceptions": [{"why": why, "count": count} for why, count in mistakes.most_common()]}
 
 
+def _question_summary(question, results) -> dict:
+    """A question graded by hand: its points, and how many submitted notebooks have an answer
+    to grade (status `manual`); `grade` scores none of them."""
+    rows = [q for r in results for q in r.get("questions", []) if q["id"] == question.id]
+    return {"id": question.id, "title": question.title, "max_points": question.points,
+            "to_grade": sum(q["status"] == "manual" for q in rows)}
+
+
 def summarize(results: list, course) -> dict:
     """Every number of the report. Students are those of any result (the class as graded); an
     assignment is reported when at least one of them has a result for it."""
@@ -115,7 +125,9 @@ def summarize(results: list, course) -> dict:
                               | (set(students) - has_row)),
             "not_graded": sorted((r["student"], r.get("message", "")) for r in submitted
                                  if report.status(r) == "error"),
-            "tasks": [_task_summary(task, submitted, known_mistakes) for task in assignment.tasks]})
+            "tasks": [_task_summary(task, submitted, known_mistakes) for task in assignment.tasks],
+            "max_by_hand": assignment.hand_points,
+            "questions": [_question_summary(q, submitted) for q in assignment.questions]})
     limits = {a.id: a.limits.time_limit for a in course.assignments}
     timed = [r for r in results if isinstance(r.get("seconds"), (int, float))]
     slowest = [{"student": r["student"], "assignment": r["assignment"], "seconds": r["seconds"],
@@ -184,6 +196,16 @@ def _assignment_html(a, e) -> str:     # `e`: escape a text, and mark a name (re
         f"<td class='rate'>{_percent(t['pass_rate'])}</td><td>{t['passed']} / {t['submitted']}</td>"
         f"<td>{_failures_html(t, e)}</td><td>{_misconceptions_html(t, e)}</td></tr>"
         for t in a["tasks"])
+    questions = "".join(
+        f"<tr><td>{e(q['id'])}<div class='title'>{e(q['title'])}</div></td>"
+        f"<td class='rate'>{report.STATUS_MARK['manual']} {report.BY_HAND}</td>"
+        f"<td>{q['to_grade']} to grade, {q['max_points']:g} point{'' if q['max_points'] == 1 else 's'}"
+        f"</td></tr>" for q in a["questions"])
+    if questions:
+        questions = ("<table class='questions'><thead><tr><th>question</th><th>graded</th>"
+                     f"<th>answers</th></tr></thead><tbody>{questions}</tbody></table>")
+    by_hand = (f" The questions' {a['max_by_hand']:g} points are {report.BY_HAND} (nbgrader's "
+               f"formgrader), in none of these scores." if a["max_by_hand"] else "")
     missing = ", ".join(map(e.name, a["missing"])) or "none"
     errors = "".join(f"<li>{e.name(s)}: {e(m)}</li>" for s, m in a["not_graded"])
     mean = "–" if a["mean"] is None else f"{a['mean']:.3g}"
@@ -192,11 +214,12 @@ def _assignment_html(a, e) -> str:     # `e`: escape a text, and mark a name (re
 <h2>{e(a['id'])} — {e(a['title'])}</h2>
 <div class="overview"><img class="histogram" alt="score distribution of {e(a['id'])}"
  src="data:image/png;base64,{base64.b64encode(png).decode()}">
-<p>{a['submitted']} submitted, mean <b>{mean}</b>, median <b>{median}</b> of {a['max_score']:g}.<br>
+<p>{a['submitted']} submitted, mean <b>{mean}</b>, median <b>{median}</b> of {a['max_score']:g}.{by_hand}<br>
 <span class="missing">Not submitted ({len(a['missing'])}): {missing}</span></p></div>
 {f"<p>Submitted but not graded:</p><ul class='not-graded'>{errors}</ul>" if errors else ""}
 <table class="tasks"><thead><tr><th>task</th><th>pass rate</th><th>passed</th>
 <th>most common failure messages</th><th>known mistakes named</th></tr></thead><tbody>{rows}</tbody></table>
+{questions}
 </section>"""
 
 
@@ -258,12 +281,12 @@ assignment's time limit.</p>
 # -- the CSV -----------------------------------------------------------------------------------
 def report_rows(summary: dict) -> list:
     """The report's numbers and messages, one a row: (section, assignment, task, student, item,
-    value). Sections: score, histogram, task, failure, misconception, missing, not_graded,
-    slowest, flag."""
+    value). Sections: score, histogram, task, failure, misconception, question (graded by
+    hand), missing, not_graded, slowest, flag."""
     rows = []
     for a in summary["assignments"]:
         aid = a["id"]
-        for item in ("submitted", "mean", "median", "max_score"):
+        for item in ("submitted", "mean", "median", "max_score", "max_by_hand"):
             rows.append(("score", aid, "", "", item, a[item]))
         rows += [("histogram", aid, "", "", f"{score:g}", count)
                  for score, count in sorted(Counter(a["scores"]).items())]
@@ -273,6 +296,8 @@ def report_rows(summary: dict) -> list:
             rows += [("failure", aid, t["id"], "", f["example"], f["count"]) for f in t["failures"]]
             rows += [("misconception", aid, t["id"], "", m["why"], m["count"])
                      for m in t["misconceptions"]]
+        for q in a["questions"]:
+            rows += [("question", aid, q["id"], "", item, q[item]) for item in ("max_points", "to_grade")]
         rows += [("missing", aid, "", s, "not submitted", "") for s in a["missing"]]
         rows += [("not_graded", aid, "", s, m, "") for s, m in a["not_graded"]]
     rows += [("slowest", s["assignment"], "", s["student"], "seconds", s["seconds"])

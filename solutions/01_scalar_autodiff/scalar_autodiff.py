@@ -14,8 +14,9 @@
 # Training a model means following the gradient of a loss with respect to every parameter,
 # and a network has millions of them. Deriving each partial derivative by hand is slow and
 # error-prone. Finite differences cost one or two more evaluations of the loss per parameter.
-# **Reverse-mode automatic differentiation** gets all of them for about the cost of one more
-# evaluation.
+# **Reverse-mode automatic differentiation** gets all of them in one pass backwards through the
+# computation; what that costs, compared with the alternatives, is the first question after
+# part 3.
 #
 # The idea: every computation is made of elementary operations whose derivatives we know.
 # Record them as they run, in a **computational graph** with a node per value and an edge from
@@ -29,6 +30,9 @@
 #    `exp log tanh sigmoid` (part 2), each with its **local derivatives**;
 # 2. `backward()`, which combines the local derivatives over the whole graph (part 3);
 # 3. `numerical_gradient`, the finite-difference estimate used to test derivatives (part 4).
+#
+# Three questions ask you to explain what you built, in a few sentences each, in the cell
+# under each question. They are graded by hand, not by `check`.
 #
 # `dp` and other autodiff libraries cannot be imported here; `math` is all you need.
 
@@ -214,9 +218,9 @@ check("scalar_functions")
 # The first factor is $p$'s own `grad`; the second is the local derivative stored in
 # `p.parents`. Each node $p$ can therefore pass its shares down, `parent.grad += local *
 # p.grad`, as long as its own `grad` is complete: every node computed from $p$ must already
-# have passed its share to $p$. Visiting the nodes in **reverse topological order** (the
-# output first, and every node after all the nodes computed from it) guarantees this.
-# Here the share of `a` reaches `h` before `h` passes its gradient on to `x`:
+# have passed its share to $p$. So visit the nodes in **reverse topological order**: the
+# output first, and every node after all the nodes computed from it. Here the share of `a`
+# reaches `h` before `h` passes its gradient on to `x`:
 #
 # ```
 #            a = tanh(h)
@@ -284,6 +288,50 @@ print(f"de/da = {a.grad:.2f}, de/db = {b.grad:.2f}")
 check("scalar_backprop")
 
 # %% [markdown]
+# **Question 1 (2 points).** In the diagram of part 3, suppose `backward()` visited `h` right
+# after `a`, before `b`: `h` passes its `grad` on to `x` while only `a`'s share has reached it.
+# Which gradients come out wrong, and what do they miss? Why does a reverse topological order
+# rule this out for every graph, however many paths lead from a node to the output?
+
+# %% [markdown] answer="backprop_order"
+# **Model answer.** When `h` is visited, `h.grad` holds only `dy/da * da/dh`; the share
+# `dy/db * db/dh` arrives later, after `h` has already passed its gradient on. So `x.grad` (and
+# every node before `h`) misses the term that flows through `b`: it gets the derivative along
+# one path instead of the sum over both. `h.grad` itself ends up right, which makes the bug easy
+# to miss. In a reverse topological order a node comes after every node computed from it, so
+# all its consumers have added their shares before it passes its own gradient on: its `grad` is
+# complete when it is used, on every graph.
+#
+# **Rubric (2 points).**
+# - 1 point: `x`'s gradient (everything upstream of `h`) misses the share through `b`; the
+#   path-sum of the chain rule is cut short.
+# - 1 point: reverse topological order means every consumer of a node is visited before it, so
+#   a node's gradient is complete before it is passed on.
+
+# %% [markdown]
+# **Question 2 (2 points).** A loss $L$ depends on $n$ parameters through a graph of $N$
+# operations. *Forward-mode* differentiation carries, alongside each value, its derivative with
+# respect to **one** chosen input. How many passes over the graph does forward mode need to
+# get all $n$ partial derivatives of $L$, and how many does your `backward()`? For which shape
+# of function would forward mode be the cheaper one?
+
+# %% [markdown] answer="reverse_mode_cost"
+# **Model answer.** Forward mode needs one pass per input: $n$ passes, cost about $n N$.
+# Reverse mode needs one forward pass (values and local derivatives) and one backward pass,
+# each visiting every node once: about $2N$ to $3N$ whatever $n$ is, so all $n$ derivatives
+# cost a small constant times one evaluation of the loss. For one output and many inputs (a
+# loss of millions of parameters) reverse mode wins by a factor of about $n$. Forward mode is
+# the cheaper one when there are few inputs and many outputs (one pass per input, against one
+# backward pass per output), e.g. a curve $f: \mathbb{R} \to \mathbb{R}^m$; reverse mode's
+# other cost is memory: it keeps the whole graph until the backward pass.
+#
+# **Rubric (2 points).**
+# - 1 point: forward mode $n$ passes, reverse mode one backward pass (after the forward pass),
+#   independent of $n$.
+# - 1 point: forward mode wins for few inputs and many outputs (a Jacobian with more rows than
+#   columns), or reverse mode's memory for the graph is named as its price.
+
+# %% [markdown]
 # ## Part 4: numerical gradient
 #
 # You can test any derivative against finite differences. By Taylor's theorem,
@@ -314,9 +362,7 @@ check("numerical_gradient")
 
 # %% [markdown]
 # On the left, the derivative of $\tanh$ from `backward()` and from `numerical_gradient`. On
-# the right, the error of the two finite differences as $\varepsilon$ shrinks: the truncation
-# error falls (with slope 1 for the forward difference and slope 2 for the central one) until
-# rounding error takes over.
+# the right, the error of the two finite differences as $\varepsilon$ shrinks.
 
 # %%
 xs = np.linspace(-4, 4, 81)
@@ -345,6 +391,24 @@ right.set_ylabel(f"error of d tanh / dx at x = {x0}")
 right.legend()
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# **Question 3 (1 point).** Read the right plot. Where is each finite difference most accurate
+# (which $\varepsilon$, and about how large is the error there)? Why do both errors grow again
+# below that $\varepsilon$, and why with slope $-1$?
+
+# %% [markdown] answer="finite_difference_eps"
+# **Model answer.** The forward difference is best near $\varepsilon \approx 10^{-8}$ (error
+# a few times $10^{-9}$), the central difference near $\varepsilon \approx 10^{-5}$ to
+# $10^{-6}$ (error about $10^{-11}$). Above that, the truncation error falls as
+# $\varepsilon$ (slope 1, forward) or $\varepsilon^2$ (slope 2, central). Below it, rounding
+# takes over: $f(x \pm \varepsilon)$ are each rounded by about $10^{-16} |f|$, and dividing that
+# by $\varepsilon$ gives an error of about $10^{-16} / \varepsilon$, which grows as
+# $\varepsilon$ shrinks (slope $-1$, and jagged, since rounding errors are not smooth).
+#
+# **Rubric (1 point).** Both optima roughly right (forward near $10^{-8}$, central near
+# $10^{-5}$; a decade either way is fine), and the rise explained by rounding error divided by
+# $\varepsilon$: ½ point each.
 
 # %% [markdown]
 # ## References
