@@ -95,9 +95,28 @@ def compare(received, expected, what, metrics, *, tol, errors=floored_rel_errors
         at = tuple(int(i) for i in np.unravel_index(int(np.argmax(found)), found.shape))
         hint = misconception(received, expected, mistakes, lambda a, b: np.shape(a) == np.shape(b)
                              and errors(a, b).max() <= tol, part)
-        raise AssertionError(f"{what}[{', '.join(map(str, at))}] is {received[at]:.8g}, expected "
+        index = f"[{', '.join(map(str, at))}]" if at else ""
+        raise AssertionError(f"{what}{index} is {received[at]:.8g}, expected "
                              f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
     return error
+
+
+EXPECT_TOL = 1e-6     # `expect`'s default: values that the student and the reference compute in float64
+
+
+def expect(received, expected, what, metrics, *, tol=EXPECT_TOL, mistakes=(), part=None) -> float:
+    """`compare` for a number or an array of numbers that a probe returned (a check's `expect`
+    fixture, with its `metrics`): the reply is made an array of floats first, and one that is
+    neither (a string, a list of lists of different lengths) fails with a message that says so."""
+    try:
+        if isinstance(received, (str, bytes)) or np.asarray(received).dtype.kind not in "biuf":
+            raise TypeError(received)
+        received = np.asarray(received, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{what} must be a number or an array of numbers, not a "
+                             f"{type(received).__name__}") from None
+    return compare(received, np.asarray(expected, dtype=float), what, metrics, tol=tol,
+                   mistakes=mistakes, part=part)
 
 
 def trained_parameters(params: dict, shapes, units: str, model: str, most: int) -> dict:
