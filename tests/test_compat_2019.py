@@ -311,6 +311,7 @@ def test_named_nodes_are_in_the_node_store_in_the_2019_mode(monkeypatch):
             Node.set_param({"v": np.ones(2)})
         with pytest.raises(dp.ShapeError, match=r"'w' has shape \(2, 2\), got \(3,\)"):
             Node.set_param({"w": np.ones(3)})
+        assert sorted(dp.Input("x").get_param()) == ["b", "w"]   # not an op recorded on x
 
 
 def test_a_node_has_a_uuid():
