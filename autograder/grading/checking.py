@@ -1,7 +1,8 @@
 """What several assignments' checks (autograder/checks/*.py) share: relative errors between what
 a submission returned and the reference, an array compared with the reference (`compare`), a probe
 whose error says what was being done, and the naming of a known mistake that a wrong reply
-equals (`misconception`).
+equals (`misconception`); an op probe's reply and its gradients (`node_reply`, `leaf_gradient`),
+and a trained network's accuracy graded on its parameters (`on_parameters`, `assert_accuracy`).
 
 The errors never broadcast: an array of another shape than the reference (an empty one, or one
 of shape (1, 1) that NumPy would stretch) is infinitely wrong, whatever its values."""
