@@ -88,7 +88,7 @@ def main() -> None:
                          for _ in range(args.repeats)]
             with Sandbox(cells("\n# %%\n" + NUMERICAL_EVERYWHERE), unbounded) as numerical:
                 slow = timed_probe(numerical, inputs, program, upstream)
-            rows.append((case, " @ ".join(str(x.shape) for x in inputs), statistics.median(times),
+            rows.append((case, ", ".join(str(x.shape) for x in inputs), statistics.median(times),
                          max(times), slow))
             print(f"{case}: done ({slow:.1f} s numerical)", flush=True)
     print(f"\n{'case':<22}{'operands':<26}{'honest (median, max)':>22}{'budget':>9}"
