@@ -314,11 +314,11 @@ def test_log_of_softmax_of_large_logits(submission, rng, public, expect):
 
 # case -> (task, the range of its hidden dimensions, the shapes of its inputs, its program)
 LARGE_MATRICES = {
-    "dot": ("matrix_dot_transpose", (180, 211), lambda m, n, p: [(m, n), (n, p)], [["dot", 0, 1]]),
-    "bias_row_used_twice": ("broadcast_add_mul", (250, 281), lambda m, n, p: [(m, n), (1, n)],
+    "dot": ("matrix_dot_transpose", (190, 221), lambda m, n, p: [(m, n), (n, p)], [["dot", 0, 1]]),
+    "bias_row_used_twice": ("broadcast_add_mul", (300, 331), lambda m, n, p: [(m, n), (1, n)],
                             [["mul", 0, 1], ["add", 2, 1]]),
-    "sum_over_axis1": ("matrix_sums", (430, 481), lambda m, n, p: [(m, n)], [["sum", 0, 1]]),
-    "log_of_softmax": ("softmax_log", (210, 231), lambda m, n, p: [(m, n)],
+    "sum_over_axis1": ("matrix_sums", (520, 571), lambda m, n, p: [(m, n)], [["sum", 0, 1]]),
+    "log_of_softmax": ("softmax_log", (260, 291), lambda m, n, p: [(m, n)],
                        [["softmax", 0], ["log", 1]]),
 }
 
