@@ -107,20 +107,33 @@ def test_a_block_that_does_not_stop_is_taken_over(monkeypatch):
     assert taken == [spent.over] and time.monotonic() - start < 3
 
 
-def test_grader_cpu_limit_is_half_the_time_limit_unless_set(tmp_path):
-    text = "[course]\n[limits]\n" + "\n".join(
+@pytest.mark.parametrize("key, share", [("grader_cpu_limit", 2), ("probe_time_limit", 4)])
+def test_a_limit_left_out_is_a_share_of_the_time_limit_unless_set(key, share, tmp_path):
+    path = tmp_path / "course.toml"
+    path.write_text(_course_text().format(""))
+    assert getattr(load_course(path).assignment("a").limits, key) == 100 / share
+    path.write_text(_course_text().format(f"{key} = 7"))
+    assert getattr(load_course(path).assignment("a").limits, key) == 7
+    path.write_text(_course_text().format(f"{key} = 0"))
+    with pytest.raises(CourseError, match=rf"'a'\.{key}: must be a positive number, not 0"):
+        load_course(path)
+
+
+def test_a_probe_may_not_have_more_time_than_the_whole_submission(tmp_path):
+    path = tmp_path / "course.toml"
+    path.write_text(_course_text().format("probe_time_limit = 101"))
+    with pytest.raises(CourseError, match=r"'a'\.probe_time_limit: 101 s, more than its "
+                                          r"time_limit of 100 s"):
+        load_course(path)
+
+
+def _course_text() -> str:
+    """A course of one assignment 'a' with a time_limit of 100 s; '{}': more of its keys."""
+    return "[course]\n[limits]\n" + "\n".join(
         f"{k} = {v}" for k, v in {"time_limit": 100, "cpu_limit": 1, "memory_limit": '"1GiB"',
                                   "max_processes": 1, "max_file_size": '"1MiB"',
                                   "max_reply": '"1MiB"', "max_output": '"1MiB"'}.items()) + \
         "\n[[assignment]]\nid='a'\nnotebook='n'\n{}\n[[assignment.task]]\nid='t'\npoints=1\n"
-    path = tmp_path / "course.toml"
-    path.write_text(text.format(""))
-    assert load_course(path).assignment("a").limits.grader_cpu_limit == 50
-    path.write_text(text.format("grader_cpu_limit = 7"))
-    assert load_course(path).assignment("a").limits.grader_cpu_limit == 7
-    path.write_text(text.format("grader_cpu_limit = 0"))
-    with pytest.raises(CourseError, match=r"'a'\.grader_cpu_limit: must be a positive number, not 0"):
-        load_course(path)
 
 
 def stuck_or_done(name, tries):

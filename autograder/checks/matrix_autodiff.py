@@ -7,6 +7,12 @@ gradient are drawn here too. Backprop starts from a random upstream gradient G (
 sum(G * out)), never from all ones, which would let a sum whose backward returns ones pass.
 The expected values come from dp on the same expression. Each check uses only the operations
 of its own task (see autograder/probes/matrix_autodiff.py).
+
+Each task has one case on large matrices too (LARGE_MATRICES, hundreds of rows), where a backward pass of
+reverse mode takes milliseconds and one by numerical differentiation, two forward passes per
+entry of each operand, runs far past the probe's time budget (probe_time_limit of course.toml):
+benchmarks/probe_budget.py measures both. The self-check runs it on its small dimensions, so it
+stays fast in the notebook.
 """
 from __future__ import annotations
 
@@ -14,8 +20,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import misconception, pairs
-from autograder.sandbox.errors import ProbeError
+from autograder.grading.checking import misconception, pairs, probe
 from dp import relative_error
 
 ref = references.of(__name__)
@@ -125,12 +130,8 @@ def check_program(submission, rng, expect, inputs, program, shape_hint="", nan_h
     grads = ref.gradients(inputs, program, upstream)
     mistakes = ref.misconceptions.gradients(inputs, program, upstream)
     what = describe(program, inputs)
-    try:
-        received = submission.probe("run", inputs=inputs, program=program, upstream=upstream)
-    except ProbeError as error:
-        if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
-            raise
-        raise ProbeError(f"{error}, computing {what}") from None
+    received = probe(submission, "run", f"computing {what}", inputs=inputs, program=program,
+                     upstream=upstream)
     assert received.get("type") == "Tensor", (
         f"{what} returned a {received.get('type')}, not a Tensor")
     expect(received["value"], value, f"the value of {what}", shape_hint, nan_hint)
@@ -307,3 +308,33 @@ def test_log_of_softmax_of_large_logits(submission, rng, public, expect):
     z = 1000.0 + 2 * normal(rng, m, n)
     check_program(submission, rng, expect, [z], [["softmax", 0], ["log", 1]],
                   nan_hint=OVERFLOW_HINT)
+
+
+# -- every task: large matrices ------------------------------------------------------------------
+
+# case -> (task, the range of its hidden dimensions, the shapes of its inputs, its program)
+LARGE_MATRICES = {
+    "dot": ("matrix_dot_transpose", (190, 221), lambda m, n, p: [(m, n), (n, p)], [["dot", 0, 1]]),
+    "bias_row_used_twice": ("broadcast_add_mul", (300, 331), lambda m, n, p: [(m, n), (1, n)],
+                            [["mul", 0, 1], ["add", 2, 1]]),
+    "sum_over_axis1": ("matrix_sums", (520, 571), lambda m, n, p: [(m, n)], [["sum", 0, 1]]),
+    "log_of_softmax": ("softmax_log", (260, 291), lambda m, n, p: [(m, n)],
+                       [["softmax", 0], ["log", 1]]),
+}
+
+HINTS = {"matrix_sums": {"shape_hint": SUM_HINT}, "softmax_log": {"nan_hint": OVERFLOW_HINT}}
+
+
+def large_case(case, rng, public) -> tuple:
+    """(inputs, program) of a LARGE_MATRICES case: on the self-check's small dimensions, or on large
+    hidden ones drawn from rng."""
+    _, sizes, shapes, program = LARGE_MATRICES[case]
+    m, n, p = PUBLIC_DIMS if public else (int(d) for d in rng.integers(*sizes, size=3))
+    return [normal(rng, *shape) for shape in shapes(m, n, p)], program
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, marks=pytest.mark.task(task))
+                                  for case, (task, *_) in LARGE_MATRICES.items()])
+def test_large_matrices(case, submission, rng, public, expect):
+    inputs, program = large_case(case, rng, public)
+    check_program(submission, rng, expect, inputs, program, **HINTS.get(LARGE_MATRICES[case][0], {}))

@@ -16,9 +16,10 @@ SIZE_UNITS = {"": 1, "B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "KB
               "MB": 10 ** 6, "GB": 10 ** 9}
 LIMIT_KEYS = {"time_limit": float, "cpu_limit": float, "memory_limit": "size",
               "max_processes": int, "max_file_size": "size", "max_reply": "size",
-              "max_output": "size", "grader_cpu_limit": float}
+              "max_output": "size", "grader_cpu_limit": float, "probe_time_limit": float}
 # Limits that course.toml may leave out: their value from the others.
-LIMIT_DEFAULTS = {"grader_cpu_limit": lambda values: values["time_limit"] / 2}
+LIMIT_DEFAULTS = {"grader_cpu_limit": lambda values: values["time_limit"] / 2,
+                  "probe_time_limit": lambda values: values["time_limit"] / 4}
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 # The keys each table may have: a misspelt key would otherwise be ignored without a word.
 KEYS = {
@@ -64,6 +65,7 @@ class Limits:
     max_reply: int
     max_output: int
     grader_cpu_limit: float     # seconds of the grader's own CPU time checking one submission
+    probe_time_limit: float     # seconds of wall time for one probe call (within time_limit)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -286,6 +288,9 @@ def _limits(table: dict, defaults: dict | None, where: str) -> Limits:
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
                 raise CourseError(f"{where}.{key}: must be a positive number, not {value!r}")
             values[key] = kind(value)
+    if values["probe_time_limit"] > values["time_limit"]:
+        raise CourseError(f"{where}.probe_time_limit: {values['probe_time_limit']:g} s, more than "
+                          f"its time_limit of {values['time_limit']:g} s (which covers every probe)")
     return Limits(**values)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..references import DERIVED
-from ..sandbox.errors import ProbeError
+from ..sandbox.errors import ProbeError, ProbeTimeout
 
 
 def _arrays(got, expected) -> tuple:
@@ -60,9 +60,12 @@ def pairs(got, expected, what) -> list:
 
 
 def probe(submission, name, what, **kwargs):
-    """submission.probe, with `what` was being done added to an error of the student's code."""
+    """submission.probe, with `what` was being done added to an error of the student's code, or
+    to a call stopped by its own time budget."""
     try:
         return submission.probe(name, **kwargs)
+    except ProbeTimeout as error:
+        raise ProbeTimeout(f"{error} (the probe was {what})") from None
     except ProbeError as error:
         if type(error) is not ProbeError:      # a timeout or a crash: reported as it is
             raise

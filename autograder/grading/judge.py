@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from ..course.config import PACKAGE
-from ..sandbox.errors import ProbeError, SubmissionCrashed, SubmissionTimeout
+from ..sandbox.errors import ProbeError, ProbeTimeout, SubmissionCrashed, SubmissionTimeout
 from ..course.exercise import missing_name
 from ..references import NotPublic, per_task
 from . import checking
@@ -99,6 +99,7 @@ class JudgePlugin:
         self.planned = {}     # task -> how many of its checks were to run
         self.spent = None     # the budget.Spent of a run under a budget
         self.faults = set()   # the checks that raised by the grader's fault (GRADER_FAULT)
+        self.stalled = set()  # tasks with a probe past its budget: their other checks do not run
 
     # -- fixtures ---------------------------------------------------------------------------
     @pytest.fixture
@@ -149,6 +150,8 @@ class JudgePlugin:
         if self.spent is not None and self.spent.over:     # stopped: run no other check
             item.session.shouldstop = "over the grader's budget"
             raise OverBudget()
+        if getattr(item, "task_id", None) in self.stalled:   # it has lost its points already
+            pytest.skip(STALLED)
         if getattr(item, "task_id", None) != self._task_started:   # a task's first check
             self._task_started = getattr(item, "task_id", None)
             per_task()
@@ -171,6 +174,8 @@ class JudgePlugin:
                 else _message(call.excinfo, self._assignment)
             if grader_fault(call.excinfo):
                 self.faults.add(item.name)
+            if call.excinfo.errisinstance(ProbeTimeout):
+                self.stalled.add(item.task_id)
             self.outcomes.append((item.task_id, item.name, status, message,
                                   self._metrics.get(item.nodeid, {})))
 
@@ -274,6 +279,10 @@ def _task_message(failed, status) -> str:
     other = next((o for o in failed if o[2] == "error"), None) if status == "failed" else None
     return first[3] + (f"\n(another check: {other[3]})" if other else "")
 
+
+# why a check did not run (skipped): a probe of its task had run past its own budget, which
+# costs the task its points; each further slow probe would cost the others' time
+STALLED = "not run: a probe of this task ran past its budget before"
 
 # the message of a check stopped by the budget, and of its task
 OVER_BUDGET = ("the grader stopped checking this submission: its replies took the grader's checks "

@@ -15,3 +15,8 @@ class SubmissionTimeout(ProbeError):
 
 class SubmissionCrashed(ProbeError):
     """The submission process died or broke the channel."""
+
+
+class ProbeTimeout(SubmissionTimeout):
+    """One probe call used up its own time budget (probe_time_limit): it fails alone, and the
+    grader runs the notebook again, in a fresh process, for the probes after it."""

@@ -7,7 +7,8 @@ The layers, from the outside in:
   * its own user, PID, IPC, mount, network and UTS namespaces, a size-limited tmpfs as its
     folder, no /proc and no capabilities (autograder.sandbox.isolation.enclose);
   * resource limits: address space, CPU seconds, processes, file size, no core dumps;
-  * a wall-time deadline kept here, for running the notebook and all probes;
+  * a wall-time deadline kept here, for running the notebook and all probes, and a budget of
+    its own for each probe call (probe_time_limit; see `probe`);
   * the Python guards (autograder.sandbox.guard);
   * plain-data replies only, of bounded size (see `protocol`); its output through a file
     descriptor the grader made, never a path in its folder.
@@ -29,7 +30,7 @@ from pathlib import Path
 from ..course.config import ROOT
 from . import cpushare, forkserver, isolation, memcap, protocol, seal
 from .workdirs import WorkDir
-from .errors import ProbeError, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
+from .errors import ProbeError, ProbeTimeout, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
 
 EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest is for probes
 # Unsealed (--no-isolation) only, where the Python guards are all there is: what the submission
@@ -40,6 +41,17 @@ HIDDEN = [ROOT / "solutions", ROOT / "tests", ROOT / ".git", ROOT / "course.toml
 LEFTOVERS = ("\n[autograder] the submission's processes were still running after it was told to "
              "stop; they were all killed (its whole PID namespace) when its sandbox closed\n")
 STRAYS = "[autograder] {} more processes left in the sandbox were killed when it closed\n"
+# Said at the end of its output when a probe ran past its budget and its process was killed.
+STALLED = ("\n[autograder] probe {name!r} ran past its {budget:g} s (probe_time_limit) and its "
+           "process was killed; any probes after it ran on the notebook run again in a fresh "
+           "process\n")
+# What a check says of a probe call stopped by its budget (ProbeTimeout).
+PROBE_TIMEOUT = ("probe {name!r} took longer than its {budget:g} s (probe_time_limit, the time "
+                 "of one probe call) and was stopped: code that gives the right values far too "
+                 "slowly does this, e.g. a backward pass that costs as much as numerical "
+                 "differentiation, entry by entry, where reverse mode costs about one forward "
+                 "pass. This check gets no points; the other tasks are graded on a fresh run of "
+                 "your notebook")
 
 
 class Sandbox:
@@ -53,6 +65,7 @@ class Sandbox:
         self.process = None
         self.layers = isolation.describe(sealed)
         self.broken = None   # the error that ended the conversation, repeated to later probes
+        self.stalled = None  # the probe whose budget ran out: the next probe restarts the notebook
         self.lost = None     # why its end was not its own doing, if so: grade it again
         self._killing = False
         self._oom_kills = 0  # kills by its memory cgroup's limit before it started (memcap)
@@ -73,12 +86,19 @@ class Sandbox:
         return self.deadline - time.monotonic()
 
     def start(self) -> "Sandbox":
-        request_r, self._request_w = os.pipe()
-        self._reply_r, reply_w = os.pipe()
         # What it prints goes to a file that no folder names: nothing in the sandbox can make
         # the grader open something else in its place (a FIFO, a link to a secret).
         self._stdout = tempfile.TemporaryFile()
         self.deadline = time.monotonic() + self.limits.time_limit
+        self.report = self._launch(self.limits.time_limit * EXECUTION_SHARE)
+        return self
+
+    def _launch(self, budget) -> dict:
+        """Fork the submission process, run the notebook's cells within `budget` seconds, and
+        return its report."""
+        request_r, self._request_w = os.pipe()
+        self._reply_r, reply_w = os.pipe()
+        self._killing = False
         try:
             self.process = self._spawn(request_r, reply_w)
             if self.sealed:
@@ -98,12 +118,23 @@ class Sandbox:
         os.set_blocking(self._request_w, False)
         self._send({"cells": self.cells, "forbidden": list(self.assignment.forbidden_imports),
                     "probes": self.assignment.probes_module, "hidden": self.hidden,
-                    "budget": self.limits.time_limit * EXECUTION_SHARE,
-                    "max_output": self.limits.max_output}, "starting")
-        self.report = self._receive("running the notebook")
-        if not isinstance(self.report, dict) or self.report.get("ready") is not True:
+                    "budget": budget, "max_output": self.limits.max_output}, "starting")
+        report = self._receive("running the notebook")
+        if not isinstance(report, dict) or report.get("ready") is not True:
             raise SubmissionCrashed("the submission process did not start properly")
-        return self
+        return report
+
+    def _restart(self):
+        """Run the notebook again in a fresh process, after a probe that ran past its budget
+        was killed: what the old process held, halfway through that probe, is not trusted.
+        Within what is left of the time limit; if it cannot, later probes get why."""
+        self.stalled = None
+        self._release()
+        try:
+            self._launch(min(self.limits.time_limit * EXECUTION_SHARE, max(self.remaining(), 0)))
+        except ProbeError as error:
+            self.broken = self.broken or error
+            raise
 
     def _spawn(self, request_r, reply_w):
         """The submission process, forked by the zygote of its assignment (autograder.sandbox.zygote)."""
@@ -124,19 +155,32 @@ class Sandbox:
     def _timeout(self, doing):
         return SubmissionTimeout(f"time limit of {self.limits.time_limit:g} s reached while {doing}")
 
-    def _send(self, message, doing):
-        try:
-            protocol.send(self._request_w, message, timeout=max(self.remaining(), 0))
-        except TimeoutError:
+    def _out_of_time(self, doing, until, probe):
+        """A send or receive timed out: the probe's own budget (`probe`: its name), when that
+        ends before the time limit, fails that probe alone; the time limit ends the submission."""
+        if probe is None or until is None or until >= self.deadline:
             self._end(self._timeout(doing))
+        self.stalled = probe
+        self._kill()
+        self.leftovers += STALLED.format(name=probe, budget=self.limits.probe_time_limit)
+        raise ProbeTimeout(PROBE_TIMEOUT.format(name=probe, budget=self.limits.probe_time_limit))
+
+    def _send(self, message, doing, until=None, probe=None):
+        """Send `message` before `until` (time.monotonic(); the time limit by default)."""
+        try:
+            protocol.send(self._request_w, message,
+                          timeout=max((until or self.deadline) - time.monotonic(), 0))
+        except TimeoutError:
+            self._out_of_time(doing, until, probe)
         except OSError:
             self._end(SubmissionCrashed(f"the submission process ended while {doing}{self._exit_reason()}"))
 
-    def _receive(self, doing):
+    def _receive(self, doing, until=None, probe=None):
         try:
-            return protocol.receive(self._reply_r, self.limits.max_reply, max(self.remaining(), 0))
+            return protocol.receive(self._reply_r, self.limits.max_reply,
+                                    max((until or self.deadline) - time.monotonic(), 0))
         except TimeoutError:
-            self._end(self._timeout(doing))
+            self._out_of_time(doing, until, probe)
         except (EOFError, OSError):
             self._end(SubmissionCrashed(f"the submission process ended while {doing}{self._exit_reason()}"))
         except protocol.ProtocolError as error:
@@ -165,13 +209,23 @@ class Sandbox:
         return f" (exit status {code})"
 
     def probe(self, name, **kwargs):
-        """Call probe `name` in the submission process; returns its plain-data result."""
+        """Call probe `name` in the submission process; returns its plain-data result.
+
+        Each call has a budget of its own, probe_time_limit, kept here (the submission cannot
+        extend it). Past it, the process is killed and the call raises ProbeTimeout: that probe
+        fails alone. Its process is not used again, since the probe left its namespace halfway
+        through (a half-updated global, a lock held) and stopping it inside would need its
+        cooperation; the next probe runs the notebook again in a fresh process (a fork of the
+        zygote, the cells once more), within the same time limit."""
         if self.broken is not None:
             raise type(self.broken)(str(self.broken))
+        if self.stalled is not None:
+            self._restart()
         if self.process is None or self.process.poll() is not None:
             self._end(SubmissionCrashed(f"the submission process is not running{self._exit_reason()}"))
-        self._send({"probe": name, "kwargs": kwargs}, f"sending probe {name!r}")
-        reply = self._receive(f"answering probe {name!r}")
+        until = min(self.deadline, time.monotonic() + self.limits.probe_time_limit)
+        self._send({"probe": name, "kwargs": kwargs}, f"sending probe {name!r}", until, name)
+        reply = self._receive(f"answering probe {name!r}", until, name)
         if not isinstance(reply, dict) or "ok" not in reply:
             raise SubmissionCrashed(f"malformed reply to probe {name!r}")
         if not reply["ok"]:
@@ -192,31 +246,37 @@ class Sandbox:
             self._killing = True
             self.process.kill()
 
+    def _release(self, stopped=False) -> None:
+        """Kill the process and everything it started, let its zygote reap it, close its
+        channels. `stopped`: it had been told to stop (LEFTOVERS if it still ran)."""
+        self._kill()
+        self.process.wait()
+        # Its zygote kills its whole PID namespace and checks that nothing of it is left
+        # before it forks the next submission (autograder.sandbox.zygote).
+        released = self.process.release()
+        self.leftovers += LEFTOVERS if stopped and released.get("running") else ""
+        if released.get("strays"):
+            self.leftovers += STRAYS.format(released["strays"])
+        for fd in (self._request_w, self._reply_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.process = None
+
     def close(self) -> None:
         if self.process is not None:
             stopped = False             # told to stop, as every submission is at its end
-            if self.broken is None:
+            if self.broken is None and self.stalled is None:
                 try:
                     protocol.send(self._request_w, {"stop": True}, timeout=0.1)
                     stopped = True
                     self.process.wait(timeout=0.5)
                 except (OSError, TimeoutError, subprocess.TimeoutExpired):
                     pass
-            self._kill()
-            self.process.wait()
-            # Its zygote kills its whole PID namespace and checks that nothing of it is left
-            # before it forks the next submission (autograder.sandbox.zygote).
-            released = self.process.release()
-            self.leftovers = LEFTOVERS if stopped and released.get("running") else ""
-            if released.get("strays"):
-                self.leftovers += STRAYS.format(released["strays"])
-            for fd in (self._request_w, self._reply_r):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+            self._release(stopped)
+        if getattr(self, "_stdout", None) is not None and not self._stdout.closed:
             self.captured_output = self.output() + self.leftovers
             self._stdout.close()
-            self.process = None
         if self._workdir is not None:
             self._workdir.remove()

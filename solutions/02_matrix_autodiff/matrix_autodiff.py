@@ -40,6 +40,11 @@
 # all ones). They start from a **random** upstream gradient $G$, as if
 # $L = \sum_{ij} G_{ij}\,\mathrm{out}_{ij}$, because an all-ones $G$ hides some mistakes.
 #
+# Grading also runs each part once on matrices of a few hundred rows and columns, and gives each
+# call of your code 2 seconds. A backward pass of a few NumPy operations per node takes
+# milliseconds there. A gradient computed by numerical differentiation, entry by entry, gives
+# the right values on small matrices, but takes about a minute there, and gets no points.
+#
 # `dp` and other autodiff libraries cannot be imported here: NumPy is all you need.
 
 # %%

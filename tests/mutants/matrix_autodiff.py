@@ -3,6 +3,54 @@ from tests.grading import Mutant
 
 A = "02_matrix_autodiff"
 
+# A backward pass by numerical differentiation: right values, at the cost of two forward passes
+# per entry of each operand (a central difference of L = sum(G * out) for each entry in turn),
+# where reverse mode costs about one. `numerically(op)` is `op` whose every Tensor operand gets
+# its gradient so, from the student's own forward `op`. Grading gives the gradient checks of each
+# task one case on large matrices, where this runs far past the probe's budget (probe_time_limit;
+# benchmarks/probe_budget.py measures it).
+NUMERICAL = """
+def numerically(op, eps=1e-5):
+    def numerical_op(*args, **kwargs):
+        out = op(*args, **kwargs)
+
+        def central_differences(operand):
+            def grad_fn(g):
+                x, grad = operand.value, np.zeros(operand.shape)
+                for index in np.ndindex(x.shape):
+                    saved = x[index]
+                    x[index] = saved + eps
+                    plus = np.sum(g * op(*args, **kwargs).value)
+                    x[index] = saved - eps
+                    minus = np.sum(g * op(*args, **kwargs).value)
+                    x[index] = saved
+                    grad[index] = (plus - minus) / (2 * eps)
+                return grad
+            if any(operand is arg for arg in args):
+                return grad_fn
+            return lambda g: np.zeros(operand.shape)    # a number made a leaf inside op
+
+        out.parents = tuple((parent, central_differences(parent)) for parent, _ in out.parents)
+        return out
+    return numerical_op
+
+"""
+# the linear operations (matrix_dot_transpose, broadcast_add_mul, matrix_sums), their backward
+# passes by numerical differentiation: exact but for rounding, so they pass every small case
+NUMERICAL_LINEAR = NUMERICAL + """
+Tensor.dot = Tensor.__matmul__ = numerically(dot)
+Tensor.T = property(numerically(transpose))
+Tensor.transpose = numerically(transpose)
+Tensor.__add__ = Tensor.__radd__ = numerically(add)
+Tensor.__mul__ = Tensor.__rmul__ = numerically(mul)
+Tensor.sum = numerically(reduce_sum)
+"""
+# and softmax and log too (whose small cases near logits of +-1000 it fails on precision)
+NUMERICAL_EVERYWHERE = NUMERICAL_LINEAR + """
+Tensor.softmax = numerically(softmax)
+Tensor.log = numerically(log)
+"""
+
 MUTANTS = [
     # matrix_dot_transpose
     Mutant(A, "matrix_dot_transpose", "dot_gradients_swapped",
@@ -48,6 +96,12 @@ MUTANTS = [
     Mutant(A, "softmax_log", "log_gradient_ignores_upstream",
            "lambda g: g / self.value", "lambda g: 1 / self.value",
            "d log a = 1/a, not multiplied by the upstream gradient"),
+    # right values, far too slowly: its large case runs past the probe's budget
+    Mutant(A, "matrix_dot_transpose", "dot_by_numerical_differentiation",
+           "Tensor.dot = Tensor.__matmul__ = dot\n",
+           NUMERICAL + "Tensor.dot = Tensor.__matmul__ = numerically(dot)\n",
+           "the gradients of the matrix product by central differences of the forward pass, "
+           "entry by entry"),
 ]
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
@@ -68,4 +122,6 @@ UNNAMEABLE = {
     "softmax_without_max_subtraction": "NaN where e^z overflows, not a value to equal",
     "broadcast_gradient_not_reduced": "a wrong shape, which the reply's schema rejects",
     "sum_drops_the_axis": "a wrong shape, which the check says",
+    "dot_by_numerical_differentiation": "right values: only its time is wrong, which the probe's "
+                                        "budget says",
 }
