@@ -209,6 +209,62 @@ check("mnist_accuracy")
 #   accuracy is no longer such an estimate.
 
 # %% [markdown]
+# ## Tuning on the validation split: width × learning rate
+#
+# Which width and which learning rate? Find out with a small sweep, judged on the **validation**
+# digits only: for each hidden width in `WIDTHS` and each learning rate in `LEARNING_RATES`,
+# train a one-hidden-layer network 784-width-10 (ReLU, then linear) with `dp.Adam` for
+# `SWEEP_STEPS` steps from `dp.seed(0)`, and record its validation accuracy in
+# `sweep[width][lr]`. On the axes `ax_sweep`, draw one line per width (label: the width, e.g.
+# `"width 16"`), validation accuracy against learning rate on a **logarithmic** x axis. Then use
+# what you see for your `Network` above (wider? another learning rate? more steps?), and say so in
+# a sentence. The whole sweep takes about 15 seconds.
+
+# %%
+WIDTHS = (16, 64)
+LEARNING_RATES = (1e-3, 3e-3, 1e-2)
+SWEEP_STEPS = 100
+sweep = {}
+fig_sweep, ax_sweep = plt.subplots(figsize=(6, 3.5))
+### BEGIN SOLUTION
+class OneHidden(Model):
+    def __init__(self, width):
+        super().__init__()
+        self.hidden = self.ReLU_Layer(784, width, "hidden")
+        self.out = self.Linear_Layer(width, 10, "out")
+
+    def forward(self, x):
+        return self.out(self.hidden(x))
+
+    def loss(self, x, y):
+        return dp.cross_entropy(self.forward(x), y)
+
+
+for width in WIDTHS:
+    sweep[width] = {}
+    for lr in LEARNING_RATES:
+        dp.seed(0)
+        candidate = OneHidden(width)
+        dp.Adam(candidate, x_train, dp.one_hot(y_train, 10), lr=lr, batch_size=128,
+                seed=0).train(steps=SWEEP_STEPS, print_each=0)
+        with dp.no_grad():
+            scores = candidate.eval().forward(x_val).value
+        sweep[width][lr] = float(np.mean(scores.argmax(axis=1) == y_val))
+    ax_sweep.plot(LEARNING_RATES, list(sweep[width].values()), marker="o", label=f"width {width}")
+del candidate                  # the grader reads the one network `net`
+ax_sweep.set_xscale("log")
+ax_sweep.set_xlabel("learning rate")
+ax_sweep.set_ylabel("validation accuracy")
+ax_sweep.set_title(f"{SWEEP_STEPS} Adam steps, one hidden layer")
+ax_sweep.legend()
+### END SOLUTION
+plt.show()
+
+# %% [markdown]
+# What did the sweep tell you, and what did you change (or keep) in `Network` because of it?
+# (A sentence or two here; not graded.)
+
+# %% [markdown]
 # ## Error analysis
 #
 # Which digits does your network get wrong, and how? Two views, both on the **validation**
