@@ -135,8 +135,8 @@ def test_confusion_matrix_is_your_networks_on_the_validation_digits(submission, 
     reply, y_val, probabilities = _analysis(submission, digits, public)
     got = reply["confusion"]
     assert got is not None, "`confusion` must be a (10, 10) array of counts"
-    predicted = probabilities.argmax(axis=1)
-    expected = confusion_of(y_val, predicted)
+    digits = probabilities.argmax(axis=1)
+    expected = confusion_of(y_val, digits)
     moved = float(np.abs(got - expected).sum() / 2)
     metrics["confusion_digits_misplaced"] = moved
     if moved > (1 - AGREEMENT) * len(y_val):
@@ -145,7 +145,7 @@ def test_confusion_matrix_is_your_networks_on_the_validation_digits(submission, 
             f"confusion[{i}, {j}] is {got[i, j]:g}, but {expected[i, j]:g} of the {len(y_val)} "
             f"validation digits labelled {i} are read as {j} by your network ({moved:g} digits "
             f"counted elsewhere)"
-            + (misconception(got, expected, references.variants(confusion_of, y_val, predicted),
+            + (misconception(got, expected, references.variants(confusion_of, y_val, digits),
                              lambda a, b: np.abs(a - b).sum() / 2 <= (1 - AGREEMENT) * len(y_val))
                or "; row i: the label, column j: the network's most probable digit"))
 

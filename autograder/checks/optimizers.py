@@ -194,18 +194,26 @@ def _same_losses(got, truth) -> np.ndarray:
     return np.isclose(got, truth, rtol=RTOL, atol=0, equal_nan=True)
 
 
-def _loss_axes(data) -> tuple:
-    """(axes, {name: line}): the axes with a line per optimizer over the steps 0, 1, ..."""
-    labelled = []
+def _optimizer_axes(data):
+    """(axes, {name: line}, whether the lines run over the steps 0, 1, 2, ...) for every axes
+    with a line labelled with each optimizer's name."""
     for ax in data["axes"]:
         lines = {}
         for line in ax["lines"]:
             lines.setdefault(line["label"].strip().lower(), line)
         if all(name in lines for name in LOSS_NAMES):
             lines = {name: lines[name] for name in LOSS_NAMES}
-            if all(np.array_equal(line["x"], np.arange(len(line["y"]))) for line in lines.values()):
-                return ax, lines
-            labelled.append(ax)
+            yield ax, lines, all(np.array_equal(line["x"], np.arange(len(line["y"])))
+                                 for line in lines.values())
+
+
+def _loss_axes(data) -> tuple:
+    """(axes, {name: line}): the axes with a line per optimizer over the steps 0, 1, ..."""
+    labelled = False
+    for ax, lines, over_steps in _optimizer_axes(data):
+        if over_steps:
+            return ax, lines
+        labelled = True
     labels = sorted({line["label"] for ax in data["axes"] for line in ax["lines"]
                      if not line["label"].startswith("_")})
     raise AssertionError(
@@ -216,14 +224,21 @@ def _loss_axes(data) -> tuple:
         + "; draw with ax.plot(steps, losses, label=name) on the axes `ax` of `fig`")
 
 
+def _assert_log_scale_and_labels(ax, axis, plot, why, what) -> None:
+    """The `axis` ("x" or "y") of the `plot`'s axes is logarithmic, and both axes are labelled."""
+    name = "ax_sweep" if plot == "sweep" else "ax"
+    assert ax[f"{axis}scale"] == "log", (
+        f"the {axis} axis of the {plot} must be logarithmic ({name}.set_{axis}scale('log')), not "
+        f"{ax[f'{axis}scale']}: {why}")
+    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
+        f"label both axes of the {plot} ({name}.set_xlabel, {name}.set_ylabel): {what}")
+
+
 @pytest.mark.task("loss_curves")
 def test_loss_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
     ax, _ = _loss_axes(submission.probe("loss_plot"))
-    assert ax["yscale"] == "log", (
-        f"the y axis of the loss plot must be logarithmic (ax.set_yscale('log')), not {ax['yscale']}: "
-        f"the losses range over several orders of magnitude")
-    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
-        "label both axes of the loss plot (ax.set_xlabel, ax.set_ylabel): the step, and the loss")
+    _assert_log_scale_and_labels(ax, "y", "loss plot", "the losses range over several orders of "
+                                 "magnitude", "the step, and the loss")
 
 
 def _rule_is_right(submission, rule, rng, public) -> bool:
@@ -340,16 +355,11 @@ def lowest_losses(paths) -> np.ndarray:
 
 
 def _sweep_axes(data) -> tuple:
-    """(axes, {name: line}): the axes with a line per optimizer over positive x values that are
-    not the steps 0, 1, 2, ... (those are the loss curves)."""
-    for ax in data["axes"]:
-        lines = {}
-        for line in ax["lines"]:
-            lines.setdefault(line["label"].strip().lower(), line)
-        if all(name in lines for name in LOSS_NAMES):
-            lines = {name: lines[name] for name in LOSS_NAMES}
-            if not all(np.array_equal(line["x"], np.arange(len(line["y"]))) for line in lines.values()):
-                return ax, lines
+    """(axes, {name: line}): the axes with a line per optimizer over x values that are not the
+    steps 0, 1, 2, ... (those are the loss curves)."""
+    for ax, lines, over_steps in _optimizer_axes(data):
+        if not over_steps:
+            return ax, lines
     raise AssertionError(
         f"no plot with four lines labelled {', '.join(map(repr, LOSS_NAMES))} over learning rates "
         f"was found: draw with ax_sweep.plot(learning_rates, final_losses, label=name) on the "
@@ -359,12 +369,8 @@ def _sweep_axes(data) -> tuple:
 @pytest.mark.task("lr_sweep")
 def test_sweep_plot_has_a_logarithmic_x_axis_and_axis_labels(submission):
     ax, _ = _sweep_axes(submission.probe("sweep_plot"))
-    assert ax["xscale"] == "log", (
-        f"the x axis of the sweep must be logarithmic (ax_sweep.set_xscale('log')), not "
-        f"{ax['xscale']}: the learning rates span orders of magnitude")
-    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
-        "label both axes of the sweep (ax_sweep.set_xlabel, ax_sweep.set_ylabel): the learning "
-        "rate, and the final loss")
+    _assert_log_scale_and_labels(ax, "x", "sweep", "the learning rates span orders of magnitude",
+                                 "the learning rate, and the final loss")
 
 
 @pytest.mark.task("lr_sweep")

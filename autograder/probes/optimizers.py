@@ -44,28 +44,23 @@ def run(ns, rule, hyperparameters, A, c, starts, steps):
     return {"paths": [np.array(path) for path in paths], "problem": problem, **changed}
 
 
-def _rosenbrock_gradient(theta):
-    """The notebook's gradient of f(x, y) = (1 - x)^2 + 100 (y - x^2)^2 (given code)."""
-    x, y = theta[..., 0], theta[..., 1]
-    return np.stack([-2 * (1 - x) - 400 * x * (y - x ** 2), 200 * (y - x ** 2)], axis=-1)
-
-
 def rosenbrock_paths(ns, rule, hyperparameters, learning_rates, start, steps):
     """The paths (one per learning rate, (steps + 1, 2) each) of the student's `rule` (or the
-    notebook's `sgd_update`) on Rosenbrock's function from `start`, each with a fresh state and
-    lr=learning_rate besides `hyperparameters`: the notebook's `optimise`, step for step (a rule
-    that changes theta in place changes the path as it does there). A rule that returns no (2,)
-    array ends its path with nan."""
+    notebook's `sgd_update`) on Rosenbrock's function from `start`, with the notebook's gradient
+    `rosenbrock_grad` (given code), each with a fresh state and lr=learning_rate besides
+    `hyperparameters`: the notebook's `optimise`, step for step (a rule that changes theta in
+    place changes the path as it does there). A rule that returns no (2,) array ends its path
+    with nan."""
     if rule not in RULES + ("sgd_update",):
         raise ValueError(f"unknown rule {rule!r}")
-    update = ns[rule]
+    update, gradient = ns[rule], ns["rosenbrock_grad"]
     found = np.full((len(learning_rates), steps + 1, 2), np.nan)
     for i, lr in enumerate(np.asarray(learning_rates, dtype=float)):
         theta, state = np.array(start, dtype=float), {}
         path = [theta]
         with np.errstate(all="ignore"):     # a diverging run gives inf and nan, as in the notebook
             for _ in range(steps):
-                theta = update(theta, _rosenbrock_gradient(theta), state, lr=lr, **hyperparameters)
+                theta = update(theta, gradient(theta), state, lr=lr, **hyperparameters)
                 if not isinstance(theta, np.ndarray) or theta.shape != (2,):
                     break
                 path.append(theta)

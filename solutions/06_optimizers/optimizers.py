@@ -28,7 +28,7 @@
 # | `rmsprop_update` | RMSProp | 3 |
 # | `adam_update` | Adam, with bias correction | 3 |
 # | `lr_sweep` | a learning-rate sweep per optimizer, its plot, and a working learning rate for each | 3 |
-| `loss_curves` | the plot of the loss of each optimizer along its path | 1 |
+# | `loss_curves` | the plot of the loss of each optimizer along its path | 1 |
 #
 # Each task ends with a `check("...")` cell that runs the grader's checks on your code (with
 # other functions, starting points and hyperparameters than the ones the grader uses later).
