@@ -27,8 +27,9 @@ checks = load_checks("09_mnist")
 data = dp.data.mnist(download=False, verbose=False)
 
 
-def grade(namespace, public=False, seed=5) -> dict:
-    [result] = run_checks(LocalSubmission(namespace, ASSIGNMENT), ASSIGNMENT, seed, public=public)
+def grade(namespace, public=False, seed=5, task="mnist_accuracy") -> dict:
+    [result] = run_checks(LocalSubmission(namespace, ASSIGNMENT), ASSIGNMENT, seed, public=public,
+                          tasks=[task])
     return result
 
 
@@ -169,7 +170,7 @@ def test_a_reply_that_claims_a_stack_which_is_not_one_fails(trained):
                 reply["layers"] = reply["layers"][1:]         # drops the first layer
             return reply
     [result] = run_checks(Forger({"net": trained, "predict": predict_of(trained)}, ASSIGNMENT),
-                          ASSIGNMENT, 5, public=False)
+                          ASSIGNMENT, 5, public=False, tasks=["mnist_accuracy"])
     assert result["points"] == 0 and result["message"].startswith(
         "the network that the notebook sent is not a standard stack: its layer 0 has weights of "
         "shape (32, 10)"), result
@@ -240,3 +241,52 @@ def test_a_network_with_an_attribute_named_layers_is_read_all_the_same(trained):
     net.layers = list(net.hidden) + [net.out]       # shadows Model.layers()
     result = grade({"net": net, "predict": predict_of(trained)})
     assert result["metrics"]["graded_on"] == "parameters", result
+
+
+# -- the error analysis on the validation digits -----------------------------------------------------
+def analysed(net, confusion_of=lambda labels, predicted: checks.confusion_of(labels, predicted)):
+    """The notebook's namespace after its error analysis of `net`, as the solution writes it."""
+    x_val, y_val = checks.validation_split(data)
+    with dp.no_grad():
+        probabilities = net.eval().forward(x_val).softmax().value
+    worst = np.argsort(probabilities[np.arange(len(y_val)), y_val], kind="stable")[:8]
+    return {"net": net, "predict": predict_of(net), "x_val": x_val, "y_val": y_val,
+            "confusion": confusion_of(y_val, probabilities.argmax(axis=1)).astype(int),
+            "worst": worst}
+
+
+def test_the_error_analysis_of_a_trained_network_passes_in_the_self_check_and_when_graded(trained):
+    for public in (True, False):
+        result = grade(analysed(trained), public=public, task="error_analysis")
+        assert result["status"] == "passed" and result["points"] == 4, result
+
+
+def test_a_transposed_confusion_matrix_is_named(trained):
+    namespace = analysed(trained, lambda labels, predicted: checks.confusion_of(predicted, labels))
+    result = grade(namespace, task="error_analysis")
+    assert result["points"] == 0 and "rows and columns swapped" in result["message"], result
+
+
+def test_an_error_analysis_of_other_probabilities_passes_the_self_check_only(trained, monkeypatch):
+    """The probabilities that the notebook sends are its own forward pass's: when grading, the
+    grader runs the trained parameters itself, so an analysis of forged probabilities (here,
+    uniform but for one digit) fails there."""
+    namespace = analysed(trained)
+    x_val, y_val = namespace["x_val"], namespace["y_val"]
+    forged = np.full((len(y_val), 10), 0.1)
+    forged[np.arange(len(y_val)), y_val] = 0.2          # every digit right
+    namespace["confusion"] = checks.confusion_of(y_val, y_val).astype(int)
+    namespace["worst"] = np.arange(8)
+    error_analysis = probes.error_analysis
+    monkeypatch.setattr(probes, "error_analysis",
+                        lambda ns: {**error_analysis(ns), "probabilities": forged})
+    assert grade(namespace, public=True, task="error_analysis")["points"] == 4
+    result = grade(namespace, public=False, task="error_analysis")
+    assert result["points"] == 0 and "read as" in result["message"], result
+
+
+def test_an_error_analysis_on_another_split_fails(trained):
+    namespace = analysed(trained)
+    namespace["x_val"], namespace["y_val"] = data.x_train[:400], data.y_train[:400]
+    result = grade(namespace, public=True, task="error_analysis")
+    assert result["points"] == 0 and "validation split" in result["message"], result

@@ -448,7 +448,7 @@ FORGED_06 = '''# %%
 import sys
 import numpy as np
 probes = sys.modules["autograder.probes.optimizers"]
-for name in ("run", "loss_plot"):
+for name in ("run", "rosenbrock_paths", "sweep_plot", "loss_plot"):
     setattr(probes, name, lambda ns, **kwargs: np.zeros((0, 1, 1, 1)))
 '''
 

@@ -1,4 +1,6 @@
-"""Checks of 09 MNIST: accuracy on test digits held by the grader.
+"""Checks of 09 MNIST: accuracy on test digits held by the grader, and the error analysis on the
+validation digits (its confusion matrix and worst-classified digits, recomputed from the trained
+network by the same trusted forward pass when grading).
 
 The digits are the grader's `dp.data.mnist().x_test`: the grading sandbox holds the training
 digits only (autograder/sandbox/seal.py), so no submission has them. In the self-check they are the
@@ -28,7 +30,8 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading.checking import (assert_accuracy, bar_and_floor, credit,  # noqa: F401
-                                         digit_labels as _labels, on_parameters)
+                                         digit_labels as _labels, misconception,
+                                         on_parameters)
 from autograder.probes.mnist import stack_problem
 
 ref = references.of(__name__)
@@ -68,3 +71,91 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
         accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
                                       lambda: ref.misconceptions.network_digits(layers, images))
     assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
+
+
+# -- error_analysis -------------------------------------------------------------------------------
+WORST = 8               # the worst-classified validation digits the notebook shows
+PROBABILITY_RTOL = 1e-6  # ties and float32 parameters: a digit may swap places with an equal one
+
+
+def validation_split(digits) -> tuple:
+    """The notebook's validation split (its given first cell): (x_val, y_val), the first tenth of
+    the training digits in the order of default_rng(0).permutation."""
+    order = np.random.default_rng(0).permutation(len(digits.x_train))
+    n_val = len(order) // 10
+    return digits.x_train[order[:n_val]], digits.y_train[order[:n_val]]
+
+
+def confusion_of(labels, predicted) -> np.ndarray:
+    """Row i, column j: how many digits labelled i were read as j."""
+    confusion = np.zeros((10, 10))
+    np.add.at(confusion, (np.asarray(labels, dtype=int), np.asarray(predicted, dtype=int)), 1)
+    return confusion
+
+
+@references.misconception("confusion_of", "rows and columns swapped: row i must count the digits "
+                                          "labelled i, column j those read as j")
+def confusion_transposed(labels, predicted) -> np.ndarray:
+    return confusion_of(labels, predicted).T
+
+
+def _analysis(submission, digits, public) -> tuple:
+    """(reply, y_val, probabilities): the notebook's error analysis, its validation labels, and
+    its network's probabilities on the validation digits (the grader's forward pass on the
+    trained parameters when grading a standard stack; the network's own otherwise)."""
+    x_val, y_val = validation_split(digits)
+    reply = submission.probe("error_analysis")
+    same = (reply["y_val"].shape == y_val.shape and np.array_equal(reply["y_val"], y_val)
+            and np.allclose(reply["x_val_sums"], x_val.sum(axis=1)))
+    assert same, ("x_val and y_val are not the notebook's validation split: keep the split of its "
+                  "first cell, on which the grader recomputes your error analysis")
+    probabilities = reply["probabilities"]
+    assert probabilities is not None and probabilities.shape == (len(y_val), 10), (
+        "the error analysis needs your dp network `net` (net.eval().forward(x_val) gives the logits)")
+    if not public:
+        network = submission.probe("network", images=x_val[:1])
+        if network.get("layers") is not None and stack_problem(network["layers"]) is None:
+            probabilities = ref.network_probabilities(network["layers"], x_val)
+    return reply, y_val, probabilities
+
+
+@pytest.mark.task("error_analysis")
+def test_confusion_matrix_is_your_networks_on_the_validation_digits(submission, digits, public, metrics):
+    reply, y_val, probabilities = _analysis(submission, digits, public)
+    got = reply["confusion"]
+    assert got is not None, "`confusion` must be a (10, 10) array of counts"
+    digits = probabilities.argmax(axis=1)
+    expected = confusion_of(y_val, digits)
+    moved = float(np.abs(got - expected).sum() / 2)
+    metrics["confusion_digits_misplaced"] = moved
+    if moved > (1 - AGREEMENT) * len(y_val):
+        i, j = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
+        raise AssertionError(
+            f"confusion[{i}, {j}] is {got[i, j]:g}, but {expected[i, j]:g} of the {len(y_val)} "
+            f"validation digits labelled {i} are read as {j} by your network ({moved:g} digits "
+            f"counted elsewhere)"
+            + (misconception(got, expected, references.variants(confusion_of, y_val, digits),
+                             lambda a, b: np.abs(a - b).sum() / 2 <= (1 - AGREEMENT) * len(y_val))
+               or "; row i: the label, column j: the network's most probable digit"))
+
+
+@pytest.mark.task("error_analysis")
+def test_worst_digits_have_the_lowest_probability_of_their_label(submission, digits, public):
+    reply, y_val, probabilities = _analysis(submission, digits, public)
+    worst = reply["worst"]
+    assert worst is not None and worst.shape == (WORST,) and np.all(worst == np.round(worst)) \
+        and np.all((worst >= 0) & (worst < len(y_val))) and len(set(worst)) == WORST, (
+        f"`worst` must hold {WORST} different indices into x_val (0 to {len(y_val) - 1}); it is "
+        f"{None if worst is None else worst.tolist()}")
+    worst = worst.astype(int)
+    true = probabilities[np.arange(len(y_val)), y_val.astype(int)]
+    bar = np.sort(true)[WORST - 1] * (1 + PROBABILITY_RTOL) + 1e-12
+    chosen = true[worst]
+    assert np.all(chosen <= bar), (
+        f"x_val[{worst[np.argmax(chosen)]}] is not among the {WORST} worst-classified digits: your "
+        f"network gives its label {y_val[worst[np.argmax(chosen)]]:g} the probability "
+        f"{chosen.max():.3g}, but {WORST} digits have {np.sort(true)[WORST - 1]:.3g} or less "
+        f"(rank by the probability of the true label, p[i, y_val[i]], lowest first)")
+    assert np.all(np.diff(chosen) >= -PROBABILITY_RTOL * np.abs(chosen[1:]) - 1e-12), (
+        f"`worst` must be ordered worst first: the probabilities of the true labels are "
+        f"{np.round(chosen, 4).tolist()}")

@@ -10,10 +10,18 @@ compared within RTOL, or within DRIFT_FACTOR times the drift of other correct wa
 the rule from the textbook's path at that step, whichever is larger: RMSProp's paths are chaotic
 near the minimum, where correct forms drift apart by up to 1e-4 (measured in
 tests/test_nb06_optimizers.py), while the known mistakes stay more than a thousand tolerances
-away. The loss curves must show the losses along the notebook's own paths, recomputed here, so
-that a wrong update rule costs its own task and not the plot; and `paths` must be the notebook's
-race (RACE: its start, steps and hyperparameters): the grader replays it with the references and
-compares every point, for each optimizer whose rule is right (a wrong rule costs its own task).
+away.
+
+The learning-rate sweep: one line per optimizer of final losses against learning rates (log x),
+each recomputed here from the student's own rule replayed by the probe at the plotted learning
+rates (so that a wrong rule costs its own task and not the sweep), and the chosen learning rates
+(`LEARNING_RATE`) within the range where the textbook rule works (the grader's references run
+it over a fine grid).
+
+The loss curves must show the losses along the notebook's own paths, recomputed here, so that a
+wrong update rule costs its own task and not the plot; and `paths` must be the notebook's race
+(RACE: its start, steps and hyperparameters, with the student's chosen learning rates): the
+probe replays the student's own rules with them, and every point is compared.
 """
 import numpy as np
 import pytest
@@ -28,13 +36,16 @@ DRIFT_FACTOR = 1000    # equivalent forms measured within 0.1 tolerance, mistake
 LOSS_NAMES = ("sgd", "momentum", "rmsprop", "adam")
 RULES = ("momentum_update", "rmsprop_update", "adam_update")     # each rule is the task of its name
 # The notebook's race: every optimizer from RACE_START for RACE_STEPS steps, {name: (rule, its
-# hyperparameters)}. Correct forms of the rules drift from the textbook's race by at most 3.4e-7
-# (tests/test_nb06_optimizers.py); RACE_RTOL, on every coordinate of every point, is 300 times that.
-RACE_START, RACE_STEPS, RACE_RTOL = (-1.2, 1.0), 1000, 1e-4
-RACE = {"sgd": ("sgd", {"lr": 1e-3}),
-        "momentum": ("momentum_update", {"lr": 1e-2, "beta": 0.9}),
-        "rmsprop": ("rmsprop_update", {"lr": 1e-2, "beta": 0.9, "eps": 1e-8}),
-        "adam": ("adam_update", {"lr": 0.1, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8})}
+# hyperparameters besides the learning rate, which the student chooses)}. The probe replays the
+# student's own rules, so the race must agree to rounding (RACE_RTOL on every coordinate).
+RACE_START, RACE_STEPS, RACE_RTOL = (-1.2, 1.0), 1000, 1e-9
+RACE = {"sgd": ("sgd_update", {}),
+        "momentum": ("momentum_update", {"beta": 0.9}),
+        "rmsprop": ("rmsprop_update", {"beta": 0.9, "eps": 1e-8}),
+        "adam": ("adam_update", {"beta1": 0.9, "beta2": 0.999, "eps": 1e-8})}
+# The sweep: per line, SWEEP_POINTS learning rates spanning SWEEP_DECADES orders of magnitude at
+# least; the final losses as the student's own rule gives them, within SWEEP_RTOL.
+SWEEP_POINTS, SWEEP_DECADES, SWEEP_RTOL = (5, 30), 2.0, 1e-6
 
 
 def _rules():
@@ -183,18 +194,26 @@ def _same_losses(got, truth) -> np.ndarray:
     return np.isclose(got, truth, rtol=RTOL, atol=0, equal_nan=True)
 
 
-def _loss_axes(data) -> tuple:
-    """(axes, {name: line}): the axes with a line per optimizer over the steps 0, 1, ..."""
-    labelled = []
+def _optimizer_axes(data):
+    """(axes, {name: line}, whether the lines run over the steps 0, 1, 2, ...) for every axes
+    with a line labelled with each optimizer's name."""
     for ax in data["axes"]:
         lines = {}
         for line in ax["lines"]:
             lines.setdefault(line["label"].strip().lower(), line)
         if all(name in lines for name in LOSS_NAMES):
             lines = {name: lines[name] for name in LOSS_NAMES}
-            if all(np.array_equal(line["x"], np.arange(len(line["y"]))) for line in lines.values()):
-                return ax, lines
-            labelled.append(ax)
+            yield ax, lines, all(np.array_equal(line["x"], np.arange(len(line["y"])))
+                                 for line in lines.values())
+
+
+def _loss_axes(data) -> tuple:
+    """(axes, {name: line}): the axes with a line per optimizer over the steps 0, 1, ..."""
+    labelled = False
+    for ax, lines, over_steps in _optimizer_axes(data):
+        if over_steps:
+            return ax, lines
+        labelled = True
     labels = sorted({line["label"] for ax in data["axes"] for line in ax["lines"]
                      if not line["label"].startswith("_")})
     raise AssertionError(
@@ -205,14 +224,21 @@ def _loss_axes(data) -> tuple:
         + "; draw with ax.plot(steps, losses, label=name) on the axes `ax` of `fig`")
 
 
+def _assert_log_scale_and_labels(ax, axis, plot, why, what) -> None:
+    """The `axis` ("x" or "y") of the `plot`'s axes is logarithmic, and both axes are labelled."""
+    name = "ax_sweep" if plot == "sweep" else "ax"
+    assert ax[f"{axis}scale"] == "log", (
+        f"the {axis} axis of the {plot} must be logarithmic ({name}.set_{axis}scale('log')), not "
+        f"{ax[f'{axis}scale']}: {why}")
+    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
+        f"label both axes of the {plot} ({name}.set_xlabel, {name}.set_ylabel): {what}")
+
+
 @pytest.mark.task("loss_curves")
 def test_loss_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
     ax, _ = _loss_axes(submission.probe("loss_plot"))
-    assert ax["yscale"] == "log", (
-        f"the y axis of the loss plot must be logarithmic (ax.set_yscale('log')), not {ax['yscale']}: "
-        f"the losses range over several orders of magnitude")
-    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
-        "label both axes of the loss plot (ax.set_xlabel, ax.set_ylabel): the step, and the loss")
+    _assert_log_scale_and_labels(ax, "y", "loss plot", "the losses range over several orders of "
+                                 "magnitude", "the step, and the loss")
 
 
 def _rule_is_right(submission, rule, rng, public) -> bool:
@@ -231,10 +257,37 @@ def _rule_is_right(submission, rule, rng, public) -> bool:
                for got, right, tolerance in zip(reply["paths"], expected, tolerances))
 
 
+def _replayable(submission, rule, rng, public) -> bool:
+    """Whether the probe's replay of `rule` can stand for the notebook's runs: the given
+    sgd_update, or a rule that is right (a wrong one costs its own task, and may keep state
+    outside its state dict that a replay does not reproduce)."""
+    return rule == "sgd_update" or _rule_is_right(submission, rule, rng, public)
+
+
+def _replay(submission, name, learning_rates) -> np.ndarray:
+    """The paths of optimizer `name` of the race with each of `learning_rates`, the student's own
+    rule replayed by the probe (the notebook's sgd_update for "sgd")."""
+    rule, hyper = RACE[name]
+    return submission.probe("rosenbrock_paths", rule=rule, hyperparameters=hyper,
+                            learning_rates=[float(lr) for lr in learning_rates],
+                            start=list(RACE_START), steps=RACE_STEPS)
+
+
+def _chosen(submission) -> dict:
+    """LEARNING_RATE, with a learning rate for every optimizer of the race."""
+    chosen = submission.probe("sweep_plot")["learning_rates"]
+    assert chosen is not None, (
+        "LEARNING_RATE must be a dict from the optimizers' names to a learning rate (a number) each")
+    missing = [name for name in RACE if name not in chosen]
+    assert not missing, f"LEARNING_RATE has no learning rate for {', '.join(missing)}; it has {sorted(chosen)}"
+    return chosen
+
+
 @pytest.mark.task("loss_curves")
 def test_paths_are_the_notebooks_race(submission, rng, public, metrics):
     found = submission.probe("loss_plot")["paths"]
     assert found is not None, "`paths` must be a dict from the optimizers' names to their paths"
+    chosen = _chosen(submission)
     keep = "leave `paths` as the notebook's race makes it"
     for name, (rule, hyper) in RACE.items():
         assert name in found, f"paths has no entry {name!r}; it has {sorted(found)}"
@@ -242,15 +295,15 @@ def test_paths_are_the_notebooks_race(submission, rng, public, metrics):
         assert path.shape == (RACE_STEPS + 1, 2), (
             f"paths[{name!r}] has shape {path.shape}, expected ({RACE_STEPS + 1}, 2): the start "
             f"{RACE_START} and the {RACE_STEPS} steps after it; {keep}")
-        if rule != "sgd" and not _rule_is_right(submission, rule, rng, public):
+        if not _replayable(submission, rule, rng, public):
             continue        # its own task fails; the plot shows the notebook's path of that rule
-        expected = ref.race(rule, hyper, np.array(RACE_START), RACE_STEPS)
+        [expected] = _replay(submission, name, [chosen[name]])
         close = np.isclose(path, expected, rtol=RACE_RTOL, atol=RACE_RTOL, equal_nan=True).all(axis=1)
         metrics[f"{name}_race_max_abs_error"] = float(np.nanmax(np.abs(path - expected)))
         t = int(np.argmin(close))
-        settings = ", ".join(f"{k}={v:g}" for k, v in hyper.items())
+        settings = ", ".join(f"{k}={v:g}" for k, v in {"lr": chosen[name], **hyper}.items())
         assert close.all(), (
-            f"paths[{name!r}][{t}] is {np.round(path[t], 6).tolist()}, but {rule}({settings}) "
+            f"paths[{name!r}][{t}] is {np.round(path[t], 6).tolist()}, but your {rule}({settings}) "
             f"from {RACE_START} on rosenbrock is at {np.round(expected[t], 6).tolist()} at step "
             f"{t}; {keep}")
 
@@ -284,3 +337,90 @@ def test_loss_curves_are_the_losses_along_the_paths(submission, metrics):
             raise AssertionError(
                 f"the {name!r} line shows {got[t]:.6g} at step {t}, but the loss at paths[{name!r}][{t}] "
                 f"is {truth[t]:.6g}{hint}")
+
+
+# -- lr_sweep -----------------------------------------------------------------------------------
+def final_losses(paths) -> np.ndarray:
+    """The loss at the end of each path (k, steps + 1, 2); nan where a run diverged."""
+    losses = rosenbrock(paths[:, -1])
+    return np.where(np.isfinite(losses), losses, np.nan)
+
+
+@references.misconception("final_losses", "the lowest loss along each path instead of the "
+                                          "loss at its end")
+def lowest_losses(paths) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        losses = np.nanmin(np.where(np.isfinite(rosenbrock(paths)), rosenbrock(paths), np.nan), axis=1)
+    return np.where(np.isfinite(losses), losses, np.nan)
+
+
+def _sweep_axes(data) -> tuple:
+    """(axes, {name: line}): the axes with a line per optimizer over x values that are not the
+    steps 0, 1, 2, ... (those are the loss curves)."""
+    for ax, lines, over_steps in _optimizer_axes(data):
+        if not over_steps:
+            return ax, lines
+    raise AssertionError(
+        f"no plot with four lines labelled {', '.join(map(repr, LOSS_NAMES))} over learning rates "
+        f"was found: draw with ax_sweep.plot(learning_rates, final_losses, label=name) on the "
+        f"axes `ax_sweep` of `fig_sweep`")
+
+
+@pytest.mark.task("lr_sweep")
+def test_sweep_plot_has_a_logarithmic_x_axis_and_axis_labels(submission):
+    ax, _ = _sweep_axes(submission.probe("sweep_plot"))
+    _assert_log_scale_and_labels(ax, "x", "sweep", "the learning rates span orders of magnitude",
+                                 "the learning rate, and the final loss")
+
+
+@pytest.mark.task("lr_sweep")
+def test_sweep_lines_are_the_final_losses_of_your_optimizers(submission, rng, public, metrics):
+    _, lines = _sweep_axes(submission.probe("sweep_plot"))
+    low, high = SWEEP_POINTS
+    for name, line in lines.items():
+        rates, got = line["x"], line["y"]
+        assert low <= rates.size <= high and np.all(np.isfinite(rates)) and np.all(rates > 0), (
+            f"the {name!r} line of the sweep has {rates.size} learning rates "
+            f"({np.round(rates[:8], 8).tolist()}...): sweep {low} to {high} positive learning rates")
+        decades = float(np.log10(rates.max() / rates.min()))
+        assert decades >= SWEEP_DECADES, (
+            f"the {name!r} sweep spans {decades:.2g} orders of magnitude, from {rates.min():.3g} to "
+            f"{rates.max():.3g}: spread its learning rates over {SWEEP_DECADES:g} at least "
+            f"(np.logspace), to see where the optimizer crawls and where it diverges")
+        if not _replayable(submission, RACE[name][0], rng, public):
+            continue        # its own task fails (a rule with hidden state may not replay)
+        replayed = _replay(submission, name, rates)
+        truth = final_losses(replayed)
+        got = np.where(np.isfinite(got), got, np.nan)
+        close = np.isclose(got, truth, rtol=SWEEP_RTOL, atol=0, equal_nan=True)
+        finite = np.isfinite(got) & np.isfinite(truth)
+        metrics[f"{name}_sweep_max_rel_error"] = rel_error(got[finite], truth[finite]) if finite.any() else 0.0
+        if not close.all():
+            i = int(np.argmin(close))
+            rule, hyper = RACE[name]
+            raise AssertionError(
+                f"the {name!r} line shows {got[i]:.6g} at learning rate {rates[i]:.4g}, but {rule} "
+                f"with lr={rates[i]:.4g} ends at f = {truth[i]:.6g} after {RACE_STEPS} steps from "
+                f"{RACE_START}"
+                + (misconception(got, truth, references.variants(final_losses, replayed),
+                                 lambda a, b: np.isclose(a, b, rtol=SWEEP_RTOL, atol=0, equal_nan=True).all())
+                   or "; plot rosenbrock(path[-1]) of each run"))
+
+
+@pytest.mark.task("lr_sweep")
+def test_chosen_learning_rates_work(submission):
+    chosen = _chosen(submission)
+    for name, (rule, hyper) in RACE.items():
+        lr = chosen[name]
+        textbook = "sgd" if rule == "sgd_update" else rule
+        working = ref.working_range(textbook, hyper, list(RACE_START), RACE_STEPS)
+        if any(low <= lr <= high for low, high in working):
+            continue
+        where = ("too small: the optimizer crawls" if lr < working[0][0] else
+                 "too large: the optimizer zigzags or diverges" if lr > working[-1][1] else
+                 "between learning rates that work, but not itself one")
+        raise AssertionError(
+            f"LEARNING_RATE[{name!r}] = {lr:.4g} does not work well for {name} ({where}): a "
+            f"working learning rate ends within a factor of 10 of the lowest final loss any "
+            f"learning rate reaches (or below 1e-3), as the grader's sweep of the textbook rule "
+            f"finds; read your sweep again")

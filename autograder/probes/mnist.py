@@ -3,10 +3,11 @@ network as data (its layers' kinds and parameters), which the grader runs throug
 pass. The labels never leave the grader."""
 import numpy as np
 
+import dp
 from dp.model import BatchNorm, Dense, Dropout
 
-from .dp_common import network as _network
-from .schema import AnyShape, Array, Either, Items, Number, Plain, Text
+from .dp_common import model as _model, network as _network
+from .schema import AnyShape, Array, Either, Items, Number, Optional, Plain, Text
 
 MAX_LAYERS = 32
 MAX_WEIGHTS = 4_000_000          # parameters the grader reads (32 MB, within a reply's 64 MiB):
@@ -68,6 +69,29 @@ def network(ns, images):
                     MAX_LAYERS, MAX_WEIGHTS)
 
 
+def _integers(value, shape_ok) -> np.ndarray | None:
+    """`value` as a float array when it is a numeric array whose shape `shape_ok` accepts."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and shape_ok(value.shape):
+        return value.astype(float)
+    return None
+
+
+def error_analysis(ns):
+    """The notebook's error analysis: `confusion` (10, 10) and `worst` (indices into x_val), as
+    floats or None, with what the grader needs to recompute them: the validation split's labels
+    and each validation image's pixel sum (that the split is the notebook's), and the
+    probabilities of the network's own forward pass on x_val (None without a dp network)."""
+    x_val, y_val = np.asarray(ns["x_val"], dtype=float), np.asarray(ns["y_val"], dtype=float)
+    net, probabilities = _model(ns), None
+    if net is not None:
+        with dp.no_grad():
+            probabilities = np.asarray(net.eval().forward(x_val).softmax().value, dtype=float)
+    return {"confusion": _integers(ns.get("confusion"), lambda shape: shape == (10, 10)),
+            "worst": _integers(ns.get("worst"), lambda shape: len(shape) == 1 and shape[0] <= 100),
+            "y_val": y_val, "x_val_sums": x_val.reshape(len(x_val), -1).sum(axis=1),
+            "probabilities": probabilities}
+
+
 _WEIGHTS = Array((None, None), max_size=MAX_WEIGHTS)      # finite: a diverged network raised in
 _ROW = Array((1, None), max_size=MAX_WEIGHTS)             # training (dp: "the loss became nan")
 LAYER = Either({"kind": "dense", "activation": Text(20), "W": _WEIGHTS, "b": _ROW},
@@ -80,4 +104,8 @@ REPLIES = {
     "network": lambda images: Either(
         {"layers": Items(LAYER, max_len=MAX_LAYERS), "digits": Array((len(images),))},
         {"not_standard": Text(300)}),
+    "error_analysis": {"confusion": Optional(Array((10, 10))), "worst": Optional(Array((None,), max_size=100)),
+                       "y_val": Array((None,), max_size=100_000),
+                       "x_val_sums": Array((None,), max_size=100_000),
+                       "probabilities": Optional(Array((None, 10), finite=False, max_size=1_000_000))},
 }

@@ -1,5 +1,6 @@
-"""Probes of 06 optimizers: the student's update rules run on a quadratic chosen by the grader,
-and the loss plot with the paths it was drawn from."""
+"""Probes of 06 optimizers: the student's update rules run on a quadratic chosen by the grader
+and on Rosenbrock's function with learning rates the grader names, the learning-rate sweep's plot
+with the chosen learning rates, and the loss plot with the paths it was drawn from."""
 import numpy as np
 
 from .schema import AXES, Array, Either, Number, Optional, Table, Text
@@ -43,6 +44,41 @@ def run(ns, rule, hyperparameters, A, c, starts, steps):
     return {"paths": [np.array(path) for path in paths], "problem": problem, **changed}
 
 
+def rosenbrock_paths(ns, rule, hyperparameters, learning_rates, start, steps):
+    """The paths (one per learning rate, (steps + 1, 2) each) of the student's `rule` (or the
+    notebook's `sgd_update`) on Rosenbrock's function from `start`, with the notebook's gradient
+    `rosenbrock_grad` (given code), each with a fresh state and lr=learning_rate besides
+    `hyperparameters`: the notebook's `optimise`, step for step (a rule that changes theta in
+    place changes the path as it does there). A rule that returns no (2,) array ends its path
+    with nan."""
+    if rule not in RULES + ("sgd_update",):
+        raise ValueError(f"unknown rule {rule!r}")
+    update, gradient = ns[rule], ns["rosenbrock_grad"]
+    found = np.full((len(learning_rates), steps + 1, 2), np.nan)
+    for i, lr in enumerate(np.asarray(learning_rates, dtype=float)):
+        theta, state = np.array(start, dtype=float), {}
+        path = [theta]
+        with np.errstate(all="ignore"):     # a diverging run gives inf and nan, as in the notebook
+            for _ in range(steps):
+                theta = update(theta, gradient(theta), state, lr=lr, **hyperparameters)
+                if not isinstance(theta, np.ndarray) or theta.shape != (2,):
+                    break
+                path.append(theta)
+        found[i, :len(path)] = np.array(path, dtype=float)
+    return found
+
+
+def sweep_plot(ns):
+    """What the figures show, with the chosen learning rates `LEARNING_RATE`."""
+    chosen = ns.get("LEARNING_RATE")
+    if isinstance(chosen, dict) and all(isinstance(v, (int, float, np.floating, np.integer))
+                                        and not isinstance(v, bool) for v in chosen.values()):
+        chosen = {str(name): float(lr) for name, lr in chosen.items()}
+    else:
+        chosen = None
+    return {"axes": all_figure_data(ns), "learning_rates": chosen}
+
+
 def loss_plot(ns):
     """What the figures show, with `paths`, from which the grader recomputes the losses."""
     paths = ns.get("paths")
@@ -64,5 +100,8 @@ def _run_reply(rule, hyperparameters, A, c, starts, steps):
 
 REPLIES = {
     "run": _run_reply,
+    "rosenbrock_paths": lambda rule, hyperparameters, learning_rates, start, steps: Array(
+        (len(learning_rates), steps + 1, 2), finite=False),
+    "sweep_plot": {"axes": AXES, "learning_rates": Optional(Table(Number(finite=False)))},
     "loss_plot": {"axes": AXES, "paths": Optional(Table(Array((None, 2), finite=False, max_size=200_000)))},
 }

@@ -9,7 +9,7 @@ A standard stack of dp layers, in evaluation mode, maps images x (n, 784) to sco
 and the predicted digit of an image is the index of its largest score (a final softmax, being
 monotonic, changes none).
 
-`network_digits` is the one reference that takes a student's reply as argument: the trusted forward
+`network_digits` and `network_probabilities` are the references that take a student's reply as argument: the trusted forward
 pass on the student's trained parameters (their kinds and shapes checked by the check before the
 call). Such a call cannot be recorded for every student, so the check makes it only when grading.
 """
@@ -37,6 +37,15 @@ def network_digits(layers, images) -> np.ndarray:
     """The digits (n,) that the stack `layers` (a list of {"kind": ...} dicts, as the probe
     `network` sends them) predicts for `images` (n, 784), by the forward pass above in float64."""
     return _scores(layers, images).argmax(axis=1)
+
+
+def network_probabilities(layers, images) -> np.ndarray:
+    """The probabilities (n, 10), the softmax of the stack's scores, for `images` (n, 784): the
+    trusted forward pass behind the error analysis (its argmax is network_digits)."""
+    scores = _scores(layers, images)
+    with np.errstate(all="ignore"):
+        shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return np.nan_to_num(shifted / shifted.sum(axis=1, keepdims=True))
 
 
 @misconception("network_digits", "the least likely digit of each image (argmin): the prediction is "

@@ -272,3 +272,27 @@ def drift(rule: str, hyper: dict, A, c, starts, n_steps: int) -> list:
             per_step = change.reshape(len(path), -1).max(axis=1)
             np.maximum(worst, np.where(np.isnan(per_step), np.inf, per_step), out=worst)
     return found
+
+
+# -- the learning-rate sweep -------------------------------------------------------------------
+SWEEP_GRID = np.logspace(-5, 0, 26)     # 5 learning rates per decade, 1e-5 .. 1
+WORKING_FACTOR, WORKING_FLOOR = 10.0, 1e-3
+
+
+def working_range(rule: str, hyper: dict, start, n_steps: int) -> list:
+    """[[low, high], ...]: the intervals between neighbouring learning rates of SWEEP_GRID that
+    both work for the textbook `rule` ("sgd" or a key of RULES) with `hyper` besides lr, on
+    Rosenbrock's function from `start` for n_steps: their final loss is at most WORKING_FACTOR
+    times the lowest final loss of the grid, or below WORKING_FLOOR."""
+    with np.errstate(all="ignore"):
+        final = np.array([_final_loss(race(rule, {**hyper, "lr": float(lr)}, start, n_steps))
+                          for lr in SWEEP_GRID])
+    final[~np.isfinite(final)] = np.inf
+    works = final <= max(WORKING_FACTOR * final.min(), WORKING_FLOOR)
+    return [[float(low), float(high)] for low, high, both
+            in zip(SWEEP_GRID, SWEEP_GRID[1:], works[:-1] & works[1:]) if both]
+
+
+def _final_loss(path) -> float:
+    x, y = path[-1]
+    return float((1 - x) ** 2 + 100 * (y - x ** 2) ** 2)

@@ -241,6 +241,29 @@ check("scalar_functions")
 # graph (for a second loss computed from the same nodes, say) therefore gives the same
 # gradients, not their double. (PyTorch chose the other convention: its `backward()` adds to
 # whatever is there, and you clear it with `zero_grad()`.) The grader calls `backward()` twice.
+#
+# <details>
+# <summary><b>Hint</b> (open it when you are stuck): a depth-first order without recursion</summary>
+#
+# A recursive depth-first search puts a node into the order when it *returns* from the node:
+# after all of its parents are in. On an explicit stack, a node must therefore be met twice:
+# once to push its parents, and once more, after they have all been handled, to be put into the
+# order. One way: push pairs (node, a flag saying which of the two visits this is).
+#
+# ```text
+# stack <- [(output, first visit)]
+# while the stack is not empty:
+#     take (node, which visit) from the top
+#     second visit:  append node to the order      (its parents are all in it by now)
+#     first visit of a node not seen before:
+#         remember it as seen
+#         push (node, second visit)                 (below its parents: popped after them)
+#         push (parent, first visit) for each parent
+# ```
+#
+# The order then has every node after its parents; walk it backwards for the gradients. Remember
+# "seen" nodes by `id(node)` in a set, so that a node reached by two paths is visited once.
+# </details>
 
 # %%
 def backward(self: Scalar) -> None:

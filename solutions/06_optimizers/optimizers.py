@@ -27,6 +27,7 @@
 # | `momentum_update` | SGD with momentum | 3 |
 # | `rmsprop_update` | RMSProp | 3 |
 # | `adam_update` | Adam, with bias correction | 3 |
+# | `lr_sweep` | a learning-rate sweep per optimizer, its plot, and a working learning rate for each | 3 |
 # | `loss_curves` | the plot of the loss of each optimizer along its path | 1 |
 #
 # Each task ends with a `check("...")` cell that runs the grader's checks on your code (with
@@ -251,24 +252,75 @@ print(theta)         # about [0.7, 2.3]
 check("adam_update")
 
 # %% [markdown]
-# ## 4. The race
+# ## 4. A learning rate for each optimizer
 #
-# All four optimizers start at $(-1.2, 1)$, the classic starting point, and take 1,000 steps.
-# Each has a step size that works well for it: momentum's is 10 times that of plain gradient
-# descent, which would diverge with it. `paths` maps each optimizer's name to its path.
+# Each optimizer needs a step size $\eta$ that works for it, and none comes with one: too small
+# and it crawls, too large and it zigzags or diverges. Find one by a **sweep**: run each
+# optimizer from the classic start $(-1.2, 1)$ for `STEPS` = 1,000 steps with each of a range of
+# learning rates, and plot the **final loss** $f(\theta_{1000})$ against the learning rate.
+# `SETTINGS` gives each optimizer's rule and its other hyperparameters; `lr` is yours to choose.
+#
+# * Sweep at least 5 learning rates per optimizer, spread over at least two orders of magnitude
+#   (`np.logspace` is the tool; 30 at most, each sweep costs a second or so), the same or
+#   different ones for each optimizer.
+# * On the axes `ax_sweep` created for you, draw one line per optimizer, labelled with its name
+#   (`"sgd"`, `"momentum"`, `"rmsprop"`, `"adam"`): the learning rates on the x axis, **logarithmic**,
+#   and the final loss of each run on the y axis (logarithmic too: the final losses range from
+#   $10^{-14}$ to $10^{2}$). A run that diverges ends in `inf` or `nan`: plot it as it is (it
+#   leaves a gap in the line). Label the axes and add a legend.
+# * Then choose, in `LEARNING_RATE`, a learning rate for each optimizer that works: one whose final
+#   loss is at the bottom of its sweep, within a factor of 10 of the lowest final loss any learning
+#   rate reaches (or below $10^{-3}$). The grader runs the textbook rules over a grid of learning
+#   rates (five per decade, from $10^{-5}$ to 1) and accepts a learning rate between two
+#   neighbours of that grid that both work; it recomputes your lines with your own rules.
 
 # %%
 STEPS = 1000
 SETTINGS = {
-    "sgd": (sgd_update, {"lr": 1e-3}),
-    "momentum": (momentum_update, {"lr": 1e-2, "beta": 0.9}),
-    "rmsprop": (rmsprop_update, {"lr": 1e-2, "beta": 0.9, "eps": 1e-8}),
-    "adam": (adam_update, {"lr": 0.1, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8}),
+    "sgd": (sgd_update, {}),
+    "momentum": (momentum_update, {"beta": 0.9}),
+    "rmsprop": (rmsprop_update, {"beta": 0.9, "eps": 1e-8}),
+    "adam": (adam_update, {"beta1": 0.9, "beta2": 0.999, "eps": 1e-8}),
 }
+
+# %%
+fig_sweep, ax_sweep = plt.subplots(figsize=(7, 4))
+### BEGIN SOLUTION
+learning_rates = np.logspace(-5, 0, 16)
+for name, (update, hyperparameters) in SETTINGS.items():
+    final = []
+    for lr in learning_rates:
+        with np.errstate(over="ignore", invalid="ignore"):     # a diverging run gives inf and nan
+            final.append(rosenbrock(optimise(update, START, STEPS, lr=lr, **hyperparameters)[-1]))
+    ax_sweep.plot(learning_rates, final, marker=".", label=name)
+ax_sweep.set_xscale("log")
+ax_sweep.set_yscale("log")
+ax_sweep.set_xlabel(r"learning rate $\eta$")
+ax_sweep.set_ylabel(r"final loss $f(\theta_{1000})$")
+ax_sweep.set_title("Rosenbrock: the final loss after 1000 steps")
+ax_sweep.legend()
+### END SOLUTION
+plt.show()
+
+# %%
+### BEGIN SOLUTION
+LEARNING_RATE = {"sgd": 2e-3, "momentum": 2e-2, "rmsprop": 1e-2, "adam": 0.2}
+### END SOLUTION
+
+# %%
+check("lr_sweep")
+
+# %% [markdown]
+# ## 5. The race
+#
+# All four optimizers start at $(-1.2, 1)$ and take 1,000 steps, each with the learning rate you
+# chose. `paths` maps each optimizer's name to its path.
+
+# %%
 paths = {}
 for name, (update, hyperparameters) in SETTINGS.items():
     with np.errstate(over="ignore", invalid="ignore"):     # a diverging rule gives inf and nan
-        paths[name] = optimise(update, START, STEPS, **hyperparameters)
+        paths[name] = optimise(update, START, STEPS, lr=LEARNING_RATE[name], **hyperparameters)
     print(f"{name:>8}: f = {rosenbrock(paths[name][-1]):.3g} at {paths[name][-1].round(4)}")
 
 # %% [markdown]
@@ -315,7 +367,7 @@ ax_paths.legend()
 plt.show()
 
 # %% [markdown]
-# ## 5. Your Adam inside `dp` (not graded)
+# ## 6. Your Adam inside `dp` (not graded)
 #
 # A `dp.Optimizer` subclass is nothing but an update rule: `train` computes the gradients of a
 # model's loss and calls `update(theta, g, state)` for each parameter. Plug yours in and train
@@ -358,25 +410,59 @@ print("largest relative difference between the loss histories:",
       np.max(np.abs(np.subtract(*histories.values())) / np.abs(histories["dp.Adam"])))
 
 # %% [markdown]
+# ## Questions
+#
+# **Question 1 (2 points).** Read your sweep: above which learning rate does plain gradient
+# descent diverge, and what sets that limit on this function? Why does momentum still converge
+# with learning rates ten times larger, and why does that help it along the valley?
+
+# %% [markdown] answer="momentum_step_size"
+# **Model answer.** Gradient descent diverges from about $\eta \approx 0.0015$ on (the sweep
+# shows `nan` from $10^{-2}$ on, and erratic final losses just above $10^{-3}$). The limit is set by
+# the steepest direction: on a quadratic with curvature $\lambda$, a step multiplies the distance by
+# $1 - \eta\lambda$, which grows in size when $\eta > 2/\lambda$; across Rosenbrock's valley at the
+# start $\lambda \approx 1330$, so $\eta < 2/1330 \approx 0.0015$. The flat direction along the
+# valley floor gets the same tiny steps and crawls. Momentum averages the gradients: the
+# components that flip sign from step to step (the zigzag across the valley that a large step
+# causes) largely cancel in $v$, while the push along the floor keeps its sign and adds up. So
+# it tolerates steps ten times larger (up to about $3 \cdot 10^{-2}$ in the sweep), and those
+# large steps are what move it along the flat valley.
+#
+# **Rubric (2 points).**
+# - 1 point: the limit read from the sweep (about $10^{-3}$ to $10^{-2}$) and set by the steepest
+#   direction's curvature ($\eta < 2/\lambda$), the flat direction crawling with it.
+# - 1 point: momentum's average cancels the sign-flipping zigzag across the valley and keeps
+#   the steady component along it, so larger steps stay stable and make progress.
+
+# %% [markdown]
+# **Question 2 (2 points).** At its best learning rate, RMSProp ends orders of magnitude above
+# momentum and Adam. Looking at its update rule, why does it stall near the valley floor, and
+# what does Adam add that lets it converge?
+
+# %% [markdown] answer="rmsprop_stalls"
+# **Model answer.** RMSProp divides each gradient by the root of its recent mean square, so every
+# coordinate moves by about $\eta$ per step whatever the size of the gradient. That gets it down
+# the valley without tuning $\eta$ to the curvature, but its steps do not shrink when the
+# gradients do: near the floor it keeps hopping from one wall to the other by about $\eta$, and
+# its progress along the valley slows to a crawl; a smaller $\eta$ hops less but crawls
+# everywhere. Adam takes the same normalised step along the *averaged* gradient $\hat m$ of
+# momentum: the hops across the valley flip sign and cancel in $\hat m$, so the step across the
+# valley shrinks while the step along it remains, and it converges.
+#
+# **Rubric (2 points).**
+# - 1 point: RMSProp's step has a size of about $\eta$ per coordinate regardless of the gradient's
+#   size, so it does not shrink near the minimum: it oscillates across the valley.
+# - 1 point: Adam steps along the momentum average, in which the sign flips across the valley
+#   cancel, so its steps across the valley shrink and it converges.
+
+# %% [markdown]
 # ## Discussion
 #
-# * **Gradient descent** crosses the valley in a few steps and then crawls along its floor: its
-#   step size is bounded by the steep direction (here $\eta < 2 / 1330 \approx 0.0015$ at the
-#   start), so the flat direction gets the same tiny steps.
-# * **Momentum** tolerates ten times larger steps: the zigzag across the valley that they cause
-#   (see the paths) largely cancels in the average $v$, while the push along the valley floor
-#   adds up. It leads the race for most of the way here, but only with a step size chosen for
-#   this function.
-# * **RMSProp** moves every coordinate by about $\eta$ per step, which gets it down the valley
-#   without tuning $\eta$ to the curvature; but its steps do not shrink when the gradients do:
-#   on the valley floor it keeps hopping from one side to the other by about $\eta$ per
-#   coordinate, and its progress along the valley slows to a crawl.
-# * **Adam** combines the two: the normalised step of RMSProp, along the averaged direction of
-#   momentum, whose sign flips cancel near the minimum. Without bias correction its first step
-#   would be $(1 - \beta_1) / \sqrt{1 - \beta_2} \approx 3.2$ times $\eta$ per coordinate, and
-#   the size of the early steps would depend on $\beta_1$ and $\beta_2$ instead of on $\eta$.
-# * Things to try: other starting points; $\beta = 0.99$ for momentum; plain gradient descent
-#   with `lr=2e-3`; a learning rate 10 times larger or smaller for each optimizer.
+# * **Adam's bias correction**: without it, Adam's first step would be
+#   $(1 - \beta_1) / \sqrt{1 - \beta_2} \approx 3.2$ times $\eta$ per coordinate, and the size of
+#   the early steps would depend on $\beta_1$ and $\beta_2$ instead of on $\eta$.
+# * Things to try: other starting points (does your learning rate still work?); $\beta = 0.99$ for
+#   momentum; a sweep with 10,000 steps instead of 1,000.
 
 # %% [markdown]
 # ## References

@@ -110,38 +110,77 @@ check("batchnorm_forward")
 # $$\frac{\partial L}{\partial \beta} = \sum_{i=1}^{n} \delta_i, \qquad
 #   \frac{\partial L}{\partial \gamma} = \sum_{i=1}^{n} \delta_i\, \hat{x}_i .$$
 #
-# **$x$.** Here is the interesting part: $x_i$ reaches the loss not only through $\hat{x}_i$, but
-# also through $\mu$ and $s$, which depend on *every* example of the batch. With
-# $g_i = \partial L / \partial \hat{x}_i = \gamma\, \delta_i$,
+# **$x$.** Here is the interesting part, and yours to derive: $x_i$ reaches the loss not only
+# through $\hat{x}_i$, but also through $\mu$ and $s$, which depend on *every* example of the
+# batch. The forward pass of one column, as a computational graph of small steps:
 #
-# $$\frac{\partial L}{\partial x_i} = \sum_{k=1}^{n} g_k \frac{\partial \hat{x}_k}{\partial x_i} .$$
+# ```
+#  x ──► μ = mean(x) ──► c = x - μ ──► v = mean(c²) ──► s = sqrt(v + ε) ──► x̂ = c / s ──► y = γ x̂ + β
+#  └──────────────────────►┘  └───────────────────────────────────────────────►┘
+# ```
 #
-# Since $\sum_k (x_k - \mu) = 0$, the derivative of the variance is
-# $\partial \sigma^2 / \partial x_i = \frac{2}{n}(x_i - \mu)$, hence
-# $\partial s / \partial x_i = \frac{1}{2s} \cdot \frac{2}{n}(x_i - \mu) = \hat{x}_i / n$, and
-# with $\partial \mu / \partial x_i = 1/n$ the quotient rule gives
+# ($c$ is used twice: by $v$ and by $\hat x$; $x$ twice: by $\mu$ and by $c$.) The local derivatives
+# of each step, for $i, k = 1, \dots, n$ ($\delta_{ki}$ is 1 for $k = i$, 0 otherwise):
 #
-# $$\frac{\partial \hat{x}_k}{\partial x_i}
-#   = \frac{\delta_{ki} - \frac{1}{n}}{s} - \frac{x_k - \mu}{s^2} \cdot \frac{\hat{x}_i}{n}
-#   = \frac{1}{s}\Big(\delta_{ki} - \frac{1}{n} - \frac{\hat{x}_k \hat{x}_i}{n}\Big)$$
+# | step | local derivatives |
+# |---|---|
+# | $\mu = \frac{1}{n}\sum_i x_i$ | $\partial \mu / \partial x_i = 1/n$ |
+# | $c_k = x_k - \mu$ | $\partial c_k / \partial x_i = \delta_{ki}$, $\quad \partial c_k / \partial \mu = -1$ |
+# | $v = \frac{1}{n}\sum_k c_k^2$ | $\partial v / \partial c_k = 2 c_k / n$ |
+# | $s = \sqrt{v + \varepsilon}$ | $\partial s / \partial v = 1 / (2 s)$ |
+# | $\hat x_k = c_k / s$ | $\partial \hat x_k / \partial c_k = 1 / s$, $\quad \partial \hat x_k / \partial s = -c_k / s^2$ |
+# | $y_k = \gamma \hat x_k + \beta$ | $\partial y_k / \partial \hat x_k = \gamma$ |
 #
-# ($\delta_{ki}$ is 1 for $k = i$ and 0 otherwise). Summing against $g_k$:
+# Backpropagate through the graph from $y$ to $x$, one node at a time in reverse order, as your
+# `backward()` of notebook 01 does: start from $g_k = \partial L / \partial \hat{x}_k = \gamma\,\delta_k$,
+# then find $\partial L / \partial s$, $\partial L / \partial v$, $\partial L / \partial c_k$ (two
+# paths: add them), $\partial L / \partial \mu$ and finally $\partial L / \partial x_i$ (two paths
+# again). Each is a sum over the nodes that use it. You may implement these steps as they are
+# (vectorised over the whole $(n, d)$ matrix, with `axis=0, keepdims=True`; $c = \hat x\, s$), or
+# simplify them first: the check tests the numbers, not the form.
+#
+# **Question 1 (3 points).** Write out your derivation: $\partial L / \partial s$,
+# $\partial L / \partial v$, $\partial L / \partial c_k$, $\partial L / \partial \mu$, and
+# simplify $\partial L / \partial x_i$ to an expression in $g$, $\hat x$ and $s$ alone. What does
+# each of its terms say?
+
+# %% [markdown] answer="batchnorm_derivation"
+# **Model answer.** In reverse order of the graph:
+#
+# $$\frac{\partial L}{\partial s} = \sum_k g_k \Big(-\frac{c_k}{s^2}\Big), \qquad
+#   \frac{\partial L}{\partial v} = \frac{\partial L}{\partial s}\,\frac{1}{2s}, \qquad
+#   \frac{\partial L}{\partial c_k} = \frac{g_k}{s} + \frac{\partial L}{\partial v}\,\frac{2 c_k}{n},$$
+# $$\frac{\partial L}{\partial \mu} = -\sum_k \frac{\partial L}{\partial c_k}, \qquad
+#   \frac{\partial L}{\partial x_i} = \frac{\partial L}{\partial c_i} + \frac{1}{n}\frac{\partial L}{\partial \mu}.$$
+#
+# Since $\sum_k c_k = 0$, the $v$ path drops out of the sum:
+# $\frac{\partial L}{\partial \mu} = -\sum_k \frac{\partial L}{\partial c_k} = -\frac{1}{s}\sum_k g_k$.
+# With $c_k = s\,\hat x_k$, $\frac{\partial L}{\partial v}\,\frac{2 c_i}{n}
+# = -\frac{1}{2 s^3}\Big(s \sum_k g_k \hat x_k\Big)\frac{2 s\,\hat x_i}{n}
+# = -\frac{\hat x_i}{s}\,\frac{1}{n}\sum_k g_k \hat x_k$. Hence
 #
 # $$\boxed{\;\frac{\partial L}{\partial x_i} = \frac{1}{s}\Big(g_i
 #   - \frac{1}{n}\sum_{k} g_k - \hat{x}_i\, \frac{1}{n}\sum_{k} g_k \hat{x}_k\Big)\;}$$
 #
 # Three terms: the direct path through $\hat{x}_i$; minus the mean of the gradient (through $\mu$:
 # moving all examples together changes nothing after normalisation); minus $\hat{x}_i$ times the
-# mean of $g \odot \hat{x}$ (through $s$: stretching the batch changes nothing either). Write it
-# vectorised over the whole $(n, d)$ matrix, again with `axis=0, keepdims=True`.
+# mean of $g \odot \hat{x}$ (through $s$: stretching the batch changes nothing either).
+#
+# **Rubric (3 points).**
+# - 1 point: $\partial L/\partial s$, $\partial L/\partial v$ right, each a sum over the batch.
+# - 1 point: the two paths into $c$ and into $x$ added ($\partial L/\partial c_k$ and
+#   $\partial L/\partial x_i$ each with two terms), $\partial L/\partial \mu = -\sum_k \partial L/\partial c_k$.
+# - 1 point: the simplified form (the box, or an equivalent one in $g$, $\hat x$, $s$), with the
+#   meaning of the mean-gradient and the $\hat x$ terms (invariance to shifting and scaling the batch).
 
 # %%
 def batchnorm_backward(dy: np.ndarray, x_hat: np.ndarray, std: np.ndarray, gamma: np.ndarray):
     """Gradients of batch normalisation for the upstream gradient dy = dL/dy (n, d), given the
     forward pass's x_hat (n, d), std (1, d) and gamma (1, d):
 
-        dbeta = sum_i dy_i,   dgamma = sum_i dy_i * x_hat_i,   g = gamma * dy,
-        dx = (g - mean_i g_i - x_hat * mean_i (g_i * x_hat_i)) / std.
+        dbeta = sum_i dy_i,   dgamma = sum_i dy_i * x_hat_i,   g = dL/dx_hat = gamma * dy,
+        dx: backpropagated through the graph above (mu, c = x - mu = x_hat * std, v, s = std,
+        x_hat), from your derivation; every sum over the batch is over axis 0.
 
     Returns (dx, dgamma, dbeta) with the shapes of x (n, d), gamma (1, d) and beta (1, d).
     """
@@ -391,17 +430,46 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ## Discussion
+# ## Questions
 #
-# * Why does the network without batch normalisation not learn? Look back at notebook 04: each
-#   sigmoid shrinks the gradient by a factor of at least 4. Batch normalisation does not change
-#   $\sigma'(z) \le 1/4$, but with $\gamma$ and $\beta$ learned per unit, each layer can keep its
-#   sigmoids where they are steep, and the learning rate can be large.
-# * A linear layer followed by batch normalisation does not need its bias $b$: the normalisation
-#   subtracts it again, and $\beta$ takes its role. (Here $b$ stays, with a zero gradient.)
-# * Things to try: set `momentum=0.99` in the layers, or evaluate in training mode (`net.train()`
-#   before computing the test accuracy) on a test batch of 1 example: what happens, and why?
-#   What changes with learning rate 0.05?
+# **Question 2 (2 points).** Batch normalisation does not change the sigmoid: still
+# $\sigma'(z) \le 1/4$. So why does the deep sigmoid network learn with it and not without it?
+# Look back at notebook 04's vanishing gradients.
+
+# %% [markdown] answer="why_batchnorm_helps"
+# **Model answer.** Without it, the inputs of the sigmoids drift, layer after layer, into the flat
+# tails, where $\sigma'(z)$ is far below $1/4$; the gradient is multiplied by such a factor at
+# each of the 7 sigmoid layers and vanishes before it reaches the first layers, so the loss stays
+# at $\log 2$. Batch normalisation puts every sigmoid's input back at mean $\beta$ and standard
+# deviation $\gamma$ (0 and 1 at the start), where the sigmoid is steep, whatever the weights do;
+# with $\gamma$ and $\beta$ learned per unit, each layer keeps its sigmoids where they pass
+# gradient on, and the learning rate can be large without the inputs blowing up.
+#
+# **Rubric (2 points).**
+# - 1 point: without it, the pre-activations saturate the sigmoids, and the product of small
+#   derivatives over the layers makes the gradient vanish.
+# - 1 point: with it, the inputs of every sigmoid are renormalised to a steep region (mean
+#   $\beta$, scale $\gamma$, learned), whatever the weights; larger learning rates are tolerated.
+
+# %% [markdown]
+# **Question 3 (1 point).** Each linear layer here has a bias $b$ and is followed by batch
+# normalisation. What gradient does $b$ get, and what would you change in the network?
+
+# %% [markdown] answer="bias_before_batchnorm"
+# **Model answer.** Zero: the normalisation subtracts the batch mean, and adding $b$ to every
+# example of a feature shifts the mean by $b$ too, so $\hat x$ (and the loss) does not depend on
+# $b$; the gradient through the mean path cancels the direct one (the "minus the mean of the
+# gradient" term). The bias is useless there: drop it, $\beta$ takes its role.
+#
+# **Rubric (1 point).** Zero gradient, because the normalisation removes any constant shift;
+# drop the bias ($\beta$ does its job).
+
+# %% [markdown]
+# ## Things to try
+#
+# Set `momentum=0.99` in the layers, or evaluate in training mode (`net.train()` before computing
+# the test accuracy) on a test batch of 1 example: what happens, and why? What changes with
+# learning rate 0.05?
 
 # %% [markdown]
 # ## References

@@ -65,7 +65,8 @@
 # `python benchmarks/mnist_sweep.py` in the course repository prints these tables for the data it
 # finds.
 #
-# Two questions, after the accuracy check, ask you to explain your experiment in a few
+# After the accuracy, an error analysis (`check("error_analysis")`): the confusion matrix and
+# the worst-classified digits. Two questions ask you to explain your experiment in a few
 # sentences each. They are graded by hand, not by `check`.
 
 # %%
@@ -208,18 +209,92 @@ check("mnist_accuracy")
 #   accuracy is no longer such an estimate.
 
 # %% [markdown]
-# The **confusion matrix** of your network on the validation digits: row $i$, column $j$ counts
-# the digits labelled $i$ that `predict` read as $j$ (the diagonal is what it got right, left out
-# of the colours), and below it some of the digits of the most frequent confusion.
+# ## Tuning on the validation split: width × learning rate
+#
+# Which width and which learning rate? Find out with a small sweep, judged on the **validation**
+# digits only: for each hidden width in `WIDTHS` and each learning rate in `LEARNING_RATES`,
+# train a one-hidden-layer network 784-width-10 (ReLU, then linear) with `dp.Adam` for
+# `SWEEP_STEPS` steps from `dp.seed(0)`, and record its validation accuracy in
+# `sweep[width][lr]`. On the axes `ax_sweep`, draw one line per width (label: the width, e.g.
+# `"width 16"`), validation accuracy against learning rate on a **logarithmic** x axis. Then use
+# what you see for your `Network` above (wider? another learning rate? more steps?), and say so in
+# a sentence. The whole sweep takes about 15 seconds.
 
 # %%
-predicted = predict(x_val)
+WIDTHS = (16, 64)
+LEARNING_RATES = (1e-3, 3e-3, 1e-2)
+SWEEP_STEPS = 100
+sweep = {}
+fig_sweep, ax_sweep = plt.subplots(figsize=(6, 3.5))
+### BEGIN SOLUTION
+class OneHidden(Model):
+    def __init__(self, width):
+        super().__init__()
+        self.hidden = self.ReLU_Layer(784, width, "hidden")
+        self.out = self.Linear_Layer(width, 10, "out")
+
+    def forward(self, x):
+        return self.out(self.hidden(x))
+
+    def loss(self, x, y):
+        return dp.cross_entropy(self.forward(x), y)
+
+
+for width in WIDTHS:
+    sweep[width] = {}
+    for lr in LEARNING_RATES:
+        dp.seed(0)
+        candidate = OneHidden(width)
+        dp.Adam(candidate, x_train, dp.one_hot(y_train, 10), lr=lr, batch_size=128,
+                seed=0).train(steps=SWEEP_STEPS, print_each=0)
+        with dp.no_grad():
+            scores = candidate.eval().forward(x_val).value
+        sweep[width][lr] = float(np.mean(scores.argmax(axis=1) == y_val))
+    ax_sweep.plot(LEARNING_RATES, list(sweep[width].values()), marker="o", label=f"width {width}")
+del candidate                  # the grader reads the one network `net`
+ax_sweep.set_xscale("log")
+ax_sweep.set_xlabel("learning rate")
+ax_sweep.set_ylabel("validation accuracy")
+ax_sweep.set_title(f"{SWEEP_STEPS} Adam steps, one hidden layer")
+ax_sweep.legend()
+### END SOLUTION
+plt.show()
+
+# %% [markdown]
+# What did the sweep tell you, and what did you change (or keep) in `Network` because of it?
+# (A sentence or two here; not graded.)
+
+# %% [markdown]
+# ## Error analysis
+#
+# Which digits does your network get wrong, and how? Two views, both on the **validation**
+# digits (the test digits stay with the grader):
+#
+# * `confusion`: the **confusion matrix**, an integer array of shape (10, 10) whose row $i$,
+#   column $j$ counts the validation digits labelled $i$ whose most probable digit, by your
+#   network `net`, is $j$ (the diagonal counts the right ones; every row sums to the number of
+#   digits with that label).
+# * `worst`: the indices into `x_val` of the **8 worst-classified** validation digits, worst
+#   first: those to which your network gives the lowest probability of their true label
+#   (the softmax of the logits, `p[i, y_val[i]]`; `net.eval().forward(x_val)` in
+#   `with dp.no_grad():` gives the logits).
+#
+# The grader recomputes both from your trained network's predictions on the validation digits
+# (through its own forward pass on your network's parameters, as for the accuracy) and compares.
+
+# %%
+### BEGIN SOLUTION
+with dp.no_grad():
+    probabilities = net.eval().forward(x_val).softmax().value
+predicted = probabilities.argmax(axis=1)
 confusion = np.zeros((10, 10), dtype=int)
 np.add.at(confusion, (y_val, predicted), 1)
-errors = confusion - np.diag(np.diag(confusion))
-true_digit, read_as = np.unravel_index(errors.argmax(), errors.shape)
+worst = np.argsort(probabilities[np.arange(len(y_val)), y_val], kind="stable")[:8]
+### END SOLUTION
 
-fig, ax = plt.subplots(figsize=(5, 4.5))
+# %%
+errors = confusion - np.diag(np.diag(confusion))
+fig_confusion, ax = plt.subplots(figsize=(5, 4.5))
 image = ax.imshow(errors, cmap="Reds")
 for i in range(10):
     for j in range(10):
@@ -228,17 +303,18 @@ ax.set_xticks(range(10))
 ax.set_yticks(range(10))
 ax.set_xlabel("predicted")
 ax.set_ylabel("label")
-fig.colorbar(image, label="mistakes")
+fig_confusion.colorbar(image, label="mistakes")
 plt.show()
 
-wrong = np.flatnonzero((y_val == true_digit) & (predicted == read_as))[:8]
-fig, axes = plt.subplots(1, max(len(wrong), 1), figsize=(8, 1.4), squeeze=False)
-for ax, i in zip(axes[0], wrong):
+fig_worst, axes = plt.subplots(1, len(worst), figsize=(8, 1.4), squeeze=False)
+for ax, i in zip(axes[0], worst):
     ax.imshow(x_val[i].reshape(28, 28), cmap="gray_r")
-    ax.set_title(f"{y_val[i]} as {predicted[i]}", fontsize=8)
-for ax in axes[0]:
+    ax.set_title(f"label {y_val[i]}", fontsize=8)
     ax.axis("off")
 plt.show()
+
+# %%
+check("error_analysis")
 
 # %% [markdown]
 # **Question 2 (2 points).** Read the confusion matrix. Which pairs of digits does your network

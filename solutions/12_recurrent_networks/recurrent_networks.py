@@ -161,27 +161,59 @@ check("rnn_forward")
 # prediction at every step), or on the last state only (one prediction per sequence, as in part 3).
 # Write $g_t = \partial \ell_t / \partial h_t$ for the **direct** gradient of step $t$'s own loss.
 # $h_t$ also influences the loss through all the later steps, and backprop on the unrolled graph
-# collects both. Going backwards in time, with $a_t = x_t W_x + h_{t-1} W_h + b$ the input of
-# the tanh:
+# collects both. The unrolled graph, with $a_t = x_t W_x + \bar h_t W_h + b$ the input of the tanh
+# and $\bar h_t$ the delay node's output at step $t$ ($h_{t-1}$, or $h_\text{init}$ at $t = 0$):
+#
+# ```
+#            x_0          x_1                     x_{T-1}
+#             │            │                         │
+#  h_init ─► [a_0 ─► h_0] ─► delay ─► [a_1 ─► h_1] ─► ... ─► [a_{T-1} ─► h_{T-1}]
+#                    │                        │                          │
+#                    ℓ_0                      ℓ_1                        ℓ_{T-1}
+#  (W_x, W_h, b shared by every [ ])
+# ```
+#
+# The local derivatives of one step (row vectors, one row per sequence of the batch):
+#
+# | step | local derivatives |
+# |---|---|
+# | $h_t = \tanh(a_t)$ | $\partial h_t / \partial a_t = \mathrm{diag}(1 - h_t^2)$: elementwise |
+# | $a_t = x_t W_x + \bar h_t W_h + b$ | $\partial a_t / \partial \bar h_t = W_h$ (so $\delta \bar h_t = \delta a_t W_h^\top$), and for the weights $\delta W_x \mathrel{+}= x_t^\top \delta a_t$, $\delta W_h \mathrel{+}= \bar h_t^\top \delta a_t$, $\delta b \mathrel{+}= \mathbf{1}^\top \delta a_t$ |
+# | delay: $\bar h_{t+1} = h_t$ | the identity: $\delta h_t \mathrel{+}= \delta \bar h_{t+1}$ (in CNTK's notation, $\nabla_{y_t} \mathrel{+}= \nabla_{\upsilon_{t+\lambda}}$) |
+#
+# The parameters are **shared**: each copy of the cell contributes to their gradients, exactly as
+# for a node that is reused in a graph.
+#
+# **Question 1 (3 points).** From the graph and the local derivatives, derive backpropagation
+# through time: the recursion for $\delta h_t = \partial L / \partial h_t$ (two paths reach $h_t$),
+# $\delta a_t$, the gradients of $W_x$, $W_h$, $b$, and of $h_\text{init}$. In which order must
+# the steps be visited, and why?
+
+# %% [markdown] answer="bptt_derivation"
+# **Model answer.** Going backwards in time, $h_t$ reaches the loss directly ($\ell_t$) and through
+# the delay into step $t + 1$:
 #
 # $$\delta h_t = \frac{\partial L}{\partial h_t} = g_t + \delta a_{t+1} W_h^\top
 #   \quad(\text{no second term at } t = T - 1), \qquad
-#   \delta a_t = \delta h_t \odot \left(1 - h_t^2\right).$$
-#
-# The second term of $\delta h_t$ is the delay node's backward pass. Its output at step $t + 1$ was
-# $h_t$, so whatever gradient reaches that output goes back to $h_t$. In CNTK's notation,
-# $\nabla_{y_t} \mathrel{+}= \nabla_{\upsilon_{t+\lambda}}$. The gradient reaching the delay's
-# output at step 0 goes to the initial state: $\partial L / \partial h_\text{init} = \delta a_0
-# W_h^\top$.
-#
-# The parameters are **shared**. Each copy of the cell contributes to their gradients, and the
-# contributions add up, exactly as for a node that is reused in a graph. With $\bar h_t$ the output
-# of the delay node at step $t$ ($h_{t-1}$, or $h_\text{init}$ at $t = 0$):
+#   \delta a_t = \delta h_t \odot \left(1 - h_t^2\right),$$
 #
 # $$\frac{\partial L}{\partial W_x} = \sum_t x_t^\top \delta a_t, \qquad
 #   \frac{\partial L}{\partial W_h} = \sum_t \bar h_t^\top \delta a_t, \qquad
-#   \frac{\partial L}{\partial b} = \sum_t \mathbf{1}^\top \delta a_t .$$
+#   \frac{\partial L}{\partial b} = \sum_t \mathbf{1}^\top \delta a_t, \qquad
+#   \frac{\partial L}{\partial h_\text{init}} = \delta a_0 W_h^\top .$$
 #
+# The steps are visited from $t = T - 1$ down to 0: $\delta h_t$ needs $\delta a_{t+1}$, all the
+# gradient of the later steps, before it is complete (the topological order of the unrolled
+# graph, reversed). The shared parameters' gradients are sums over the steps.
+#
+# **Rubric (3 points).**
+# - 1 point: $\delta h_t$ with both terms (the direct $g_t$ and $\delta a_{t+1} W_h^\top$ through the
+#   delay), $\delta a_t$ with the tanh derivative $1 - h_t^2$.
+# - 1 point: the parameter gradients as sums over the steps (shared parameters), with
+#   $\bar h_t$ (the previous state, $h_\text{init}$ at $t = 0$) for $W_h$; the initial state's.
+# - 1 point: backwards in time, because each step's gradient needs the later steps'.
+
+# %% [markdown]
 # Write `bptt` in **NumPy**, one loop from $t = T - 1$ down to $0$. It receives the states `H` of
 # the forward pass as one array of shape $(T, n, k)$, and the direct gradients $g_t$ as `dH`, of
 # the same shape (zeros at the steps without a loss of their own). It returns the gradients of the
@@ -280,21 +312,9 @@ check("bptt_gradients")
 # $$\delta h_{t-1} = \left(\delta h_t \odot (1 - h_t^2)\right) W_h^\top
 #   \quad(\text{plus } g_{t-1}) .$$
 #
-# Going back $s$ steps multiplies by $s$ such factors. Each tanh factor is at most 1, so the size
-# of the product is governed by the powers of $W_h$. If the largest singular value of $W_h$ is
-# below 1, the gradient shrinks geometrically: a loss at step $T - 1$ hardly reaches the early
-# steps, and the network cannot learn what they should have remembered. This is the **vanishing
-# gradient**. If the singular values are above 1, the product can grow geometrically instead: the
-# **exploding gradient**. Then the states saturate the tanh, the tanh factors get small, and the
-# growth stops.
-#
 # The plot shows $\lVert\delta h_t\rVert$ for a loss on the last state of a sequence of 60 steps,
 # with $W_h = \rho\, Q$ for a random orthogonal $Q$, whose singular values all equal $\rho$. The
-# inputs are small. For $\rho = 0.5$ the gradient falls by a factor of 2 per step, and for
-# $\rho = 0.9$ by a factor of 0.9. At $\rho = 1$ it keeps its size. At $\rho = 1.2$ the states
-# grow until they saturate the tanh, from about step 20 on. Over those late steps the gradient
-# barely grows; over the early steps, where the states are still small, it grows by a factor of
-# 1.2 per step into the past. The gradients come from your `bptt`.
+# inputs are small. The gradients come from your `bptt`.
 
 # %%
 plot_rng = np.random.default_rng(2)
@@ -319,6 +339,29 @@ ax.set_ylabel("||dL / dh_t||")
 ax.set_title("gradient of a loss on the last state, through time")
 ax.legend()
 plt.show()
+
+# %% [markdown]
+# **Question 2 (2 points).** Read the plot. How fast does the gradient shrink or grow per step into
+# the past for each $\rho$, and why, from the product of one-step factors above? What does that
+# mean for a loss at step $T - 1$ that depends on an input at step 0? And why does the line for
+# $\rho = 1.2$ grow only over the early steps?
+
+# %% [markdown] answer="vanishing_through_time"
+# **Model answer.** Going back $s$ steps multiplies by $s$ factors $\mathrm{diag}(1 - h^2) W_h^\top$.
+# Each tanh factor is at most 1 (about 1 here: the inputs are small), so the size is governed by the
+# powers of $W_h$, whose singular values all equal $\rho$: the gradient falls by a factor of 2 per
+# step for $\rho = 0.5$, by 0.9 for $\rho = 0.9$, keeps its size at $\rho = 1$. Below 1 it vanishes
+# geometrically: a loss at step $T - 1$ hardly reaches the early steps, so the network cannot learn
+# what they should have remembered (the **vanishing gradient**). Above 1 it can grow geometrically
+# (the **exploding gradient**): at $\rho = 1.2$ the states grow until they saturate the tanh, from
+# about step 20 on; there the factors $1 - h^2$ are small and the growth stops, while over the early
+# steps, where the states are still small, the gradient grows by 1.2 per step into the past.
+#
+# **Rubric (2 points).**
+# - 1 point: the rates read off ($\rho$ per step) and explained by the powers of $W_h$ (its
+#   singular values), the tanh factor at most 1.
+# - 1 point: the consequence (early inputs cannot be learned from a late loss when it vanishes)
+#   and the saturation of the tanh that stops the growth at $\rho = 1.2$.
 
 # %% [markdown]
 # ## 3. A sequence task: the adding problem
@@ -404,19 +447,23 @@ def predict(sequences: np.ndarray) -> np.ndarray:
 
 
 # %% [markdown]
-# Training: 2,000 steps of Adam with mini-batches of 64 sequences, from a training set of 4,000;
-# the last 500 steps with a ten times smaller learning rate. This takes a few seconds. The loss
-# soon falls below 0.17, the error of guessing the average, and keeps falling as the network
-# learns to pick out the marked values and hold them in its state.
+# Training is yours to set up: the number of units `k`, the learning rate of `dp.Adam`, the
+# mini-batch size, the number of steps (and whether the learning rate should change along the
+# way). Keep `model` (a `SequenceModel`) and a list `loss_history` of the mini-batch losses, which
+# the next cell plots. Keep it to a few seconds: a few thousand steps at most. The loss should
+# soon fall below 0.17, the error of guessing the average, and keep falling as the network learns
+# to pick out the marked values and hold them in its state. Question 3 asks why your settings.
 
 # %%
 x_train, y_train = adding_problem(4000, T_ADD, np.random.default_rng(0))
+### BEGIN SOLUTION
 model = SequenceModel(k=16, seed=0)
 optimizer = dp.Adam(model, x_train, y_train, lr=0.01, batch_size=64, seed=0)
 _, loss_history, _ = optimizer.train(steps=1500, print_each=500, err_hist=True)
 optimizer.lr = 0.001                        # smaller steps, to settle into the minimum
 _, settling, _ = optimizer.train(steps=500, print_each=500, err_hist=True)
 loss_history += settling
+### END SOLUTION
 
 fig_training, ax = plt.subplots(figsize=(7, 3.5))
 ax.plot(loss_history, linewidth=0.5, label="mini-batch loss")
@@ -439,6 +486,27 @@ for sequence, target in zip(x_test[:3], y_test[:3, 0]):
 
 # %%
 check("sequence_task")
+
+# %% [markdown]
+# **Question 3 (2 points).** Which training settings did you choose (units, learning rate, batch
+# size, steps, any change of the learning rate), and why? Which one mattered most, and how did
+# you find out?
+
+# %% [markdown] answer="training_settings"
+# **Model answer** (one of many). 16 units, Adam with learning rate 0.01 and mini-batches of 64
+# for 1,500 steps, then 500 steps at 0.001; test MSE about 0.002. The learning rate matters most:
+# at $10^{-4}$ the loss stays near the 0.17 of guessing for thousands of steps (the gradient from
+# the last step to the marked inputs is small, and small steps do not find the memory), at 0.01
+# it falls below 0.083 (one value remembered) within a few hundred steps and then below 0.02; the
+# last 500 steps at a ten times smaller rate settle into the minimum, where the mini-batch noise
+# of the larger rate kept the loss hopping. 16 units are plenty for two numbers to remember;
+# batches of 64 keep the gradient's noise low at a few milliseconds a step.
+#
+# **Rubric (2 points).**
+# - 1 point: the settings stated, with a reason for each that is about this task (memory over
+#   10 steps, the noise of mini-batches, time).
+# - 1 point: which setting mattered, supported by a comparison the student ran (e.g. the loss
+#   curves of two learning rates), not only asserted.
 
 # %% [markdown]
 # ## 4. Extension (not graded): an LSTM cell

@@ -14,6 +14,18 @@ MUTANTS = [
            "return net.eval().forward(x).value.argmax(axis=1)",
            "return net.eval().forward(x).softmax().value",
            "returning class probabilities instead of labels"),
+    Mutant("09_mnist", "error_analysis", "confusion_transposed",
+           "np.add.at(confusion, (y_val, predicted), 1)",
+           "np.add.at(confusion, (predicted, y_val), 1)",
+           "rows and columns swapped: row i counts the digits read as i"),
+    Mutant("09_mnist", "error_analysis", "worst_by_least_confidence",
+           "worst = np.argsort(probabilities[np.arange(len(y_val)), y_val], kind=\"stable\")[:8]",
+           "worst = np.argsort(probabilities.max(axis=1), kind=\"stable\")[:8]",
+           "the least confident digits (lowest top probability), not the lowest probability of "
+           "the true label", slow=True),
+    Mutant("09_mnist", "error_analysis", "worst_are_the_best",
+           "y_val], kind=\"stable\")[:8]", "y_val], kind=\"stable\")[-8:]",
+           "the 8 best-classified digits: the end of an ascending sort", slow=True),
 ]
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
@@ -21,9 +33,12 @@ MUTANTS = [
 # the student's trained parameters).
 NAMED = {
     "predict_argmin": "least_likely_digits",
+    "confusion_transposed": "confusion_transposed",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "untrained": "a trained model, graded by its accuracy",
     "predict_returns_probabilities": "not labels at all: the kind of reply is wrong",
+    "worst_by_least_confidence": "a choice of indices, checked by a property of their probabilities",
+    "worst_are_the_best": "a choice of indices, checked by a property of their probabilities",
 }

@@ -72,6 +72,23 @@ MUTANTS = [
            "ax.plot(np.arange(len(path)), rosenbrock(path), label=name)",
            "ax.plot(np.arange(1, len(path)), rosenbrock(path[1:]), label=name)",
            "the steps counted from 1, leaving out theta_0"),
+    Mutant(A, "lr_sweep", "sweep_linear_x_axis",
+           'ax_sweep.set_xscale("log")\n', "",
+           "a linear x axis for learning rates that span five orders of magnitude"),
+    Mutant(A, "lr_sweep", "sweep_plots_the_lowest_loss",
+           "final.append(rosenbrock(optimise(update, START, STEPS, lr=lr, **hyperparameters)[-1]))",
+           "final.append(np.nanmin(rosenbrock(optimise(update, START, STEPS, lr=lr, **hyperparameters))))",
+           "the lowest loss along each run instead of its final loss"),
+    Mutant(A, "lr_sweep", "sweep_too_narrow",
+           "learning_rates = np.logspace(-5, 0, 16)", "learning_rates = np.linspace(1e-3, 3e-2, 8)",
+           "a sweep over less than two orders of magnitude: it cannot show both crawling and diverging"),
+    Mutant(A, "lr_sweep", "sgd_learning_rate_that_crawls",
+           'LEARNING_RATE = {"sgd": 2e-3,', 'LEARNING_RATE = {"sgd": 1e-3,',
+           "gradient descent's textbook 1e-3, chosen without reading the sweep: it ends 4 times "
+           "above the best"),
+    Mutant(A, "lr_sweep", "adam_default_learning_rate",
+           '"adam": 0.2}', '"adam": 1e-3}',
+           "Adam's default learning rate, which crawls here"),
 ]
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
@@ -89,6 +106,7 @@ NAMED = {
     "adam_bias_correction_at_t_1": "adam_bias_correction_at_t_1",
     "adam_betas_swapped": "adam_beta2_for_m",
     "gradient_norm_plotted": "rosenbrock_gradient_norms",
+    "sweep_plots_the_lowest_loss": "lowest_losses",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
@@ -96,4 +114,8 @@ UNNAMEABLE = {
     "linear_y_axis": "a plot's axis scale",
     "labels_swapped": "a plot's labels",
     "without_the_start": "a plot's x values (its layout)",
+    "sweep_linear_x_axis": "a plot's axis scale",
+    "sweep_too_narrow": "a sweep's range (its design)",
+    "sgd_learning_rate_that_crawls": "a choice of learning rate, checked against a range",
+    "adam_default_learning_rate": "a choice of learning rate, checked against a range",
 }
