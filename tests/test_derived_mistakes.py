@@ -183,7 +183,7 @@ def test_the_two_local_derivatives_of_a_product_swapped_are_named():
     message = misconception([a * b, [a, b]], expected, scalar.misconceptions.binary("mul", a, b),
                             scalar_checks.CLOSE)
     assert message.startswith(NAMES + derived.DERIVED_WHY + (
-        "a function given with `self` and a function given with `other` swapped")), message
+        "the two local derivatives d/da = b and d/db = a of a * b (elementwise) swapped")), message
     assert "lambda" not in message and "g *" not in message      # no reference code quoted
 
 

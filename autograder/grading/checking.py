@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..references import DERIVED
+from ..references import DERIVED, RANK, SITE
 from ..sandbox.errors import ProbeError
 
 
@@ -116,7 +116,7 @@ def trained_parameters(params: dict, shapes, units: str, model: str, most: int) 
 # how a message names the known mistake that a reply equals, and each further one that gives
 # the same value on these inputs
 NAMES, OR_NAMES = "; it matches a known mistake: ", "; or: "
-DERIVED_NAMED = 3       # derived mistakes named at most in one message
+DERIVED_NAMED = 2       # lines whose derived mistakes a message names "one of": more, none
 
 
 def misconception(got, expected, variants, close, part=None) -> str:
@@ -128,8 +128,7 @@ def misconception(got, expected, variants, close, part=None) -> str:
     that value on these inputs); '' when there is none. A mistake that gives the right answer on these inputs
     (`close(expected, value)`) is never named: a reply that is right there is not one. The
     catalogue's mistakes come first: one derived from the reference's code (its id starts with
-    `references.DERIVED`) is named only when none of the catalogue's is, and at most DERIVED_NAMED
-    of them."""
+    `references.DERIVED`) is named only when none of the catalogue's is (`_derived_named`)."""
     found, derived = [], []
     # a lazy list (references' _Lazy) computes its derived part only when it is reached
     groups = variants.parts() if hasattr(variants, "parts") else [variants or ()]
@@ -144,15 +143,40 @@ def misconception(got, expected, variants, close, part=None) -> str:
                     matches = close(got, value) and not close(expected, value)
             except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
                 continue
-            named = derived if str(id_).startswith(DERIVED) else found
-            if matches and why not in named:
-                named.append(why)
+            if not matches:
+                continue
+            if str(id_).startswith(DERIVED):
+                derived.append((str(id_), why))
+            elif why not in found:
+                found.append(why)
         if found:
             break
-    found = found or derived[:DERIVED_NAMED]
+    found = found or _derived_named(derived)
     if not found:
         return located(got, expected, close)
     return "".join((OR_NAMES if i else NAMES) + why for i, why in enumerate(found))
+
+
+def _derived_named(matches: list) -> list:
+    """The explanations to name of the derived mistakes [(id, why)] that a reply equals: of each
+    line changed (the id's site, derived.SITE), those of its best rank (a mutation that gives
+    what a simpler, more common one of the same line gives defers to it: wording.rank), at most
+    DERIVED_NAMED; none when more lines give the reply by changes of different kinds
+    (wording.kind: unrelated changes that all give this value say nothing about which the
+    student made, and the message locates the difference instead)."""
+    best = {}
+    for id_, why in matches:
+        site, _, rank = id_.rpartition(SITE)[2].rpartition(RANK)
+        rank, _, kind = rank.partition(".")
+        rank = int(rank) if rank.isdigit() else 0
+        if site not in best or rank < best[site][0]:
+            best[site] = (rank, [])
+        if rank == best[site][0] and (kind, why) not in best[site][1]:
+            best[site][1].append((kind, why))
+    named = [pair for _, pairs in best.values() for pair in pairs]
+    if len(best) > DERIVED_NAMED and len({kind for kind, _ in named}) > 1:
+        return []
+    return [why for _, why in named][:DERIVED_NAMED]
 
 
 # how a message starts the sentence that says where a reply that no mistake names goes wrong
