@@ -86,7 +86,8 @@ def compare(received, expected, what, metrics, *, tol, errors=floored_rel_errors
     assert isinstance(received, np.ndarray), (
         f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
     assert received.shape == expected.shape, (
-        f"{what} has shape {received.shape}, expected {expected.shape}")
+        f"{what} has shape {received.shape}, expected {expected.shape}"
+        f"{shape_located(received.shape, expected.shape)}")
     found = errors(received, expected)
     found = np.where(np.isfinite(found), found, np.inf)
     error = float(found.max(initial=0.0))
@@ -233,11 +234,43 @@ def _tail(sentence: str) -> str:
     return ", " + rest[len(" is "):] if rest.startswith(" is ") else rest
 
 
+def shape_located(got, expected) -> str:
+    """'. The first difference is in the shape ...': one sentence on how the shape `got` of a
+    reply departs from the `expected` one, '' where they are equal or nothing simple says it:
+
+        (5, 1) for (1, 5)      the expected shape transposed (its axes in reverse order)
+        (2, 11) for (2, 9)     along axis 1 only: 11 entries, expected 9 (2 too many); a difference
+                               of one is "off by one"
+        () for (3,)            axis 0 (of length 3) missing: summed over, or dropped
+        (1000, 10) for (1000,) an extra axis 1, of length 10"""
+    got, expected = tuple(got), tuple(expected)
+    start = f"{LOCATED} is in the shape"
+    if got == expected:
+        return ""
+    if len(got) == len(expected):
+        if len(got) > 1 and got == expected[::-1]:
+            return f"{start}: the received shape is the expected one transposed."
+        [*axes] = (k for k in range(len(got)) if got[k] != expected[k])
+        if len(axes) != 1:
+            return ""
+        k = axes[0]
+        more = got[k] - expected[k]
+        how = f"one too {'many' if more > 0 else 'few'}, off by one" if abs(more) == 1 else \
+            f"{abs(more)} too {'many' if more > 0 else 'few'}"
+        return f"{start}, along axis {k} only: {got[k]} entries, expected {expected[k]} ({how})."
+    for k in range(max(len(got), len(expected))):
+        if got == expected[:k] + expected[k + 1:]:
+            return f"{start}: axis {k} (of length {expected[k]}) is missing: summed over, or dropped."
+        if expected == got[:k] + got[k + 1:]:
+            return f"{start}: an extra axis {k}, of length {got[k]}."
+    return ""
+
+
 def _array_located(got, expected) -> str:
     if got.shape != expected.shape or got.size == 0:
         if got.ndim == 2 and got.T.shape == expected.shape and np.allclose(got.T, expected):
             return f"{LOCATED}: the received array is the expected one transposed."
-        return ""
+        return shape_located(got.shape, expected.shape)
     if not np.all(np.isfinite(got)):
         first = np.unravel_index(np.argmin(np.isfinite(got)), got.shape)
         return f"{LOCATED} is a non-finite value ({got[first]}) at index {_index(first)}."
@@ -297,7 +330,8 @@ def digit_labels(predicted, labels) -> np.ndarray:
     """`predicted` (a reply of predict(x)), asserted to be one number per label in `labels`."""
     assert isinstance(predicted, np.ndarray) and predicted.shape == labels.shape, (
         f"predict(x) must return an array of {len(labels)} labels, one per image; "
-        f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}")
+        f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}"
+        f"{shape_located(getattr(predicted, 'shape', ()), labels.shape)}")
     assert np.issubdtype(predicted.dtype, np.number), (
         f"predict(x) must return digits 0-9, not {predicted.dtype} values")
     return predicted
