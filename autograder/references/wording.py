@@ -113,6 +113,8 @@ def role(function, ancestors: list, old, new, why: str, words: str) -> str:
         if _written(target) & {n.id for n in ast.walk(dropped) if isinstance(n, ast.Name)}:
             why = STALE
     derivative = _derivative(function, ancestors, old)
+    if why == STALE:        # which state is the line's, and the line says nothing more
+        return why
     if derivative:
         return f"in the local derivative {derivative}: {why}"
     names = [n for n in _written(target) if quotable(n, words)] if target is not None else []
