@@ -355,14 +355,22 @@ def test_unrelated_changes_on_three_lines_that_give_the_reply_name_none_and_loca
                             [[i, w, np.array([2.0, 4.0])] for i, w, _ in variants], CLOSE)
     assert message == LOCATED + ": every received value is 2 times the expected one."
     assert misconception(2.0, 1.0, variants[:2], CLOSE) == \
-        NAMES + derived.DERIVED_WHY + "a term dropped" + OR_NAMES + derived.DERIVED_WHY + \
-        "two lines in the other order"
+        NAMES + derived.DERIVED_WHY + "two lines in the other order" + OR_NAMES + \
+        derived.DERIVED_WHY + "a term dropped", "two lines: both, the simplest change first"
 
 
 def test_one_change_made_on_three_lines_is_named():
     variants = [_variant(n, 0, "swapped", f"swapped on line {n}") for n in (1, 2, 3)]
     assert misconception(2.0, 1.0, variants, CLOSE) == NAMES + derived.DERIVED_WHY + \
         "swapped on line 1" + OR_NAMES + derived.DERIVED_WHY + "swapped on line 2"
+
+
+def test_each_of_two_lines_that_give_the_reply_is_named_before_a_second_change_of_one():
+    variants = [_variant(4, 0, "left-out", "a line left out"),
+                _variant(4, 0, "other-order", "two lines in the other order"),
+                _variant(9, 0, "sign", "a minus sign dropped")]
+    assert misconception(2.0, 1.0, variants, CLOSE) == NAMES + derived.DERIVED_WHY + \
+        "a line left out" + OR_NAMES + derived.DERIVED_WHY + "a minus sign dropped"
 
 
 def test_of_the_changes_of_one_line_that_give_the_reply_the_simplest_is_named():

@@ -177,7 +177,10 @@ def _derived_named(matches: list) -> list:
     named = [pair for _, pairs in best.values() for pair in pairs]
     if len(best) > DERIVED_NAMED and len({kind for kind, _ in named}) > 1:
         return []
-    return [why for _, why in named][:DERIVED_NAMED]
+    # each line's first, the simplest lines first, before a line's further ones
+    lines = sorted(best.values(), key=lambda line: line[0])
+    ordered = [pairs[0] for _, pairs in lines] + [p for _, pairs in lines for p in pairs[1:]]
+    return [why for _, why in ordered][:DERIVED_NAMED]
 
 
 # how a message starts the sentence that says where a reply that no mistake names goes wrong
