@@ -183,7 +183,7 @@ def test_the_two_local_derivatives_of_a_product_swapped_are_named():
     message = misconception([a * b, [a, b]], expected, scalar.misconceptions.binary("mul", a, b),
                             scalar_checks.CLOSE)
     assert message.startswith(NAMES + derived.DERIVED_WHY + (
-        "a function given with `self` and a function given with `other` swapped")), message
+        "the two local derivatives d/da = b and d/db = a of a * b (elementwise) swapped")), message
     assert "lambda" not in message and "g *" not in message      # no reference code quoted
 
 
@@ -230,3 +230,170 @@ def test_a_mutant_that_takes_all_memory_or_never_ends_costs_nothing_but_itself(m
     started = time.monotonic()
     assert derived_adam() == []
     assert time.monotonic() - started < 5
+
+
+# -- worded by role, in the exercise's own words ----------------------------------------------------
+def test_a_name_is_quoted_only_where_the_released_exercise_has_it(monkeypatch):
+    import ast
+    monkeypatch.setattr(derived, "_words", ["def step(velocity, lr):"])
+    assert derived._quote(ast.parse("velocity", mode="eval").body) == "`velocity`"
+    assert derived._quote(ast.parse("keep", mode="eval").body) == "a name"
+    assert derived._quote(ast.parse("lr_decay", mode="eval").body) == "a name"
+
+
+def _quoted(explanations) -> set:
+    import re
+    return {q for why in explanations for q in re.findall(r"`([^`]*)`", why)}
+
+
+@pytest.mark.parametrize("notebook, name, args", [
+    ("scalar_autodiff", "binary", ("div", 1.3, -1.4)),
+    ("scalar_autodiff", "unary", ("log", 0.3)),
+    ("optimizers", "paths", ("adam_update", ADAM, A, C, [np.array([0.5, -0.2])], 4)),
+    ("optimisation_beyond_ml", "catenary_loss", (np.array([-0.2, -0.35, -0.3, -0.15]), 1.1)),
+    ("dropout", "kept_scale", (0.3,)),
+])
+def test_every_quoted_fragment_of_a_derived_explanation_is_in_the_released_exercise(
+        notebook, name, args):
+    """What a student receives may quote only what their own exercise holds: the explanations
+    reach the feedback and the public cases of the bundle."""
+    import importlib
+    from autograder.references import wording
+    module = importlib.import_module(f"autograder.references.{notebook}")
+    found = derived.mutants(module, name, args, {})
+    assert found
+    words = wording.vocabulary(notebook)
+    assert words, f"no released exercise for {notebook}"
+    quoted = _quoted(why for _, why, _ in found)
+    assert all(wording.quotable(q, words) for q in quoted), sorted(quoted)
+
+
+def _scalar_named(function, got, *args):
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    expected = getattr(scalar, function)(*args)
+    return misconception(got, expected, getattr(scalar.misconceptions, function)(*args),
+                         scalar_checks.CLOSE)
+
+
+def test_a_reciprocal_left_out_is_named_as_such_in_its_local_derivative():
+    x = 0.3
+    message = _scalar_named("unary", [np.log(x), [x]], "log", x)
+    assert message == NAMES + derived.DERIVED_WHY + (
+        "in the local derivative d/da = 1/a of ln a: the reciprocal dropped: the value itself "
+        "where 1 over it belongs"), message
+
+
+def test_a_product_of_a_value_with_itself_without_a_factor_is_the_square_dropped():
+    """(01's tanh, 1 - out * out, has a catalogue entry for this: the rule is shown on its own.)"""
+    import ast
+    from autograder.references import wording
+    square = ast.parse("1 - out * out", mode="eval").body.right
+    assert wording.reworded("a factor dropped", square, square.left) == wording.SQUARE
+    product = ast.parse("out * other", mode="eval").body
+    assert wording.reworded("a factor dropped", product, product.left) == "a factor dropped"
+
+
+def _as_read(found) -> list:
+    """derived's [[id, why, value]] as `ref.misconceptions` gives them: ids prefixed DERIVED."""
+    return [[references.DERIVED + id_, why, value] for id_, why, value in found]
+
+
+def _catenary(z, length, dx=None, root=True):
+    """The catenary's loss as 10's notebook writes it, with dx = 1/(n - 1) or the given one."""
+    y = np.concatenate([[0.0], z, [0.0]])
+    dx = 1.0 / (len(z) + 1) if dx is None else dx
+    squares = np.diff(y) ** 2 + dx ** 2
+    s = np.sqrt(squares) if root else squares
+    return (s.sum() - length) ** 2 + (s * (y[1:] + y[:-1]) / 2).sum()
+
+
+@pytest.mark.parametrize("mistake, kwargs, words", [
+    ("a 1 dropped from the count of intervals", {"dx": 0.25}, "off by one"),
+    ("the segment's root dropped", {"root": False}, "the square root dropped"),
+])
+def test_catenary_mistakes_are_named_by_what_they_do(mistake, kwargs, words):
+    """With the words of what the change does (off by one, a root dropped), and only those of
+    the simplest change of its line: squaring what a root is taken of gives the same value,
+    and defers to the root dropped."""
+    from autograder.checks.optimisation_beyond_ml import _same_loss
+    from autograder.references import optimisation_beyond_ml
+    z, length = np.array([-0.2, -0.35, -0.3, -0.15]), 1.1
+    assert np.isclose(_catenary(z, length), optimisation_beyond_ml.catenary_loss(z, length)[0])
+    variants = _as_read(derived.derived(optimisation_beyond_ml, "catenary_loss", (z, length), {}))
+    message = misconception(_catenary(z, length, **kwargs),
+                            optimisation_beyond_ml.catenary_loss(z, length)[0], variants,
+                            _same_loss, part=0)
+    assert message.startswith(NAMES) and words in message, (mistake, message)
+    assert "a square added" not in message, message
+
+
+def test_a_state_never_written_back_is_named_as_stale_state():
+    """Momentum whose velocity is not kept between steps: each step's v is (1 - beta) g alone,
+    which is the reference with the term that reads the stored v dropped."""
+    hyper = {"lr": 0.1, "beta": 0.9}
+    args = ("momentum_update", hyper, A, C, [np.array([0.5, -0.2])], 6)
+    [expected] = optimizers.paths(*args)
+    [got] = optimizers._paths(lambda th, g, s, t: th - hyper["lr"] * (1 - hyper["beta"]) * g,
+                              A, C, [np.array([0.5, -0.2])], 6)
+    message = misconception(got, expected, _as_read(derived.derived(optimizers, "paths", args, {})),
+                            CLOSE, part=0)
+    assert message == NAMES + derived.DERIVED_WHY + (
+        "the state kept from the previous step left out of the update, as if it were never "
+        "written back (each step starts again without it)"), message
+
+
+# -- which derived mistakes are named ---------------------------------------------------------------
+def _variant(line: int, rank: int, kind: str, why: str, value=2.0) -> list:
+    return [f"{references.DERIVED}f.m.{line}{references.SITE}m:{line}{references.RANK}{rank}.{kind}",
+            derived.DERIVED_WHY + why, value]
+
+
+def test_unrelated_changes_on_three_lines_that_give_the_reply_name_none_and_locate_it():
+    variants = [_variant(1, 1, "dropped", "a term dropped"), _variant(2, 0, "other-order", "two "
+                "lines in the other order"), _variant(3, 0, "sign", "a sign flipped")]
+    message = misconception(np.array([2.0, 4.0]), np.array([1.0, 2.0]),
+                            [[i, w, np.array([2.0, 4.0])] for i, w, _ in variants], CLOSE)
+    assert message == LOCATED + ": every received value is 2 times the expected one."
+    assert misconception(2.0, 1.0, variants[:2], CLOSE) == \
+        NAMES + derived.DERIVED_WHY + "two lines in the other order" + OR_NAMES + \
+        derived.DERIVED_WHY + "a term dropped", "two lines: both, the simplest change first"
+
+
+def test_one_change_made_on_three_lines_is_named():
+    variants = [_variant(n, 0, "swapped", f"swapped on line {n}") for n in (1, 2, 3)]
+    assert misconception(2.0, 1.0, variants, CLOSE) == NAMES + derived.DERIVED_WHY + \
+        "swapped on line 1" + OR_NAMES + derived.DERIVED_WHY + "swapped on line 2"
+
+
+def test_each_of_two_lines_that_give_the_reply_is_named_before_a_second_change_of_one():
+    variants = [_variant(4, 0, "left-out", "a line left out"),
+                _variant(4, 0, "other-order", "two lines in the other order"),
+                _variant(9, 0, "sign", "a minus sign dropped")]
+    assert misconception(2.0, 1.0, variants, CLOSE) == NAMES + derived.DERIVED_WHY + \
+        "a line left out" + OR_NAMES + derived.DERIVED_WHY + "a minus sign dropped"
+
+
+def test_of_the_changes_of_one_line_that_give_the_reply_the_simplest_is_named():
+    variants = [_variant(7, 2, "square", "a square added"),
+                _variant(7, 0, "square-root", "the square root dropped")]
+    assert misconception(2.0, 1.0, variants, CLOSE) == \
+        NAMES + derived.DERIVED_WHY + "the square root dropped"
+
+
+# -- the shape of a difference ---------------------------------------------------------------------
+@pytest.mark.parametrize("got, expected, sentence", [
+    ((5, 1), (1, 5), ": the received shape is the expected one transposed."),
+    ((9,), (10,), ", along axis 0 only: 9 entries, expected 10 (one too few, off by one)."),
+    ((2, 11), (2, 9), ", along axis 1 only: 11 entries, expected 9 (2 too many)."),
+    ((), (3,), ": axis 0 (of length 3) is missing: summed over, or dropped."),
+    ((1000, 10), (1000,), ": an extra axis 1, of length 10."),
+])
+def test_a_wrong_shape_is_located_by_how_it_departs(got, expected, sentence):
+    from autograder.grading.checking import shape_located
+    assert shape_located(got, expected) == LOCATED + " is in the shape" + sentence
+    assert located(np.zeros(got), np.ones(expected)) == LOCATED + " is in the shape" + sentence
+
+
+def test_shapes_that_differ_in_several_ways_are_not_located():
+    from autograder.grading.checking import shape_located
+    assert shape_located((2, 3), (3, 4)) == "" and shape_located((4, 4), (4, 4)) == ""

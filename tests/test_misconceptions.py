@@ -81,10 +81,12 @@ def test_a_reply_is_named_only_when_it_equals_a_mistake_within_the_tolerance():
     expected, mistakes = np.array([2.0, 4.0]), [["twice", "doubled twice", np.array([4.0, 8.0])]]
     close = within(1e-8)
     assert misconception(np.array([4.0, 8.0]), expected, mistakes, close) == NAMES + "doubled twice"
-    # not named, then located instead (tests/test_derived_mistakes.py), or nothing to say
+    # not named, then located instead (tests/test_derived_mistakes.py), by its values or shape
     assert misconception(np.array([4.0, 8.0 + 1e-6]), expected, mistakes, close) == \
         ". The first difference: every received value is 2 times the expected one."
-    assert misconception(np.array([4.0, 8.0, 0.0]), expected, mistakes, close) == ""
+    assert misconception(np.array([4.0, 8.0, 0.0]), expected, mistakes, close) == \
+        ". The first difference is in the shape, along axis 0 only: 3 entries, expected 2 (one " \
+        "too many, off by one)."
     assert misconception(np.array([4.0, 8.0]), expected, [], close) == \
         ". The first difference: every received value is 2 times the expected one."
 

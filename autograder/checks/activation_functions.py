@@ -13,7 +13,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import misconception, rel_error, within
+from autograder.grading.checking import misconception, rel_error, shape_located, within
 from dp import Node
 
 ref = references.of(__name__)
@@ -166,7 +166,8 @@ def test_gradient_sums_are_the_sums_of_absolute_weight_gradients(submission, rng
     x, y = random_batch(rng, public)
     got = submission.probe("gradient_sums", params=params, x=x, y=y)
     assert got.shape == (10,), (
-        f"gradient_sums must return 10 values, one per weight layer; it returned shape {got.shape}")
+        f"gradient_sums must return 10 values, one per weight layer; it returned shape {got.shape}"
+        f"{shape_located(got.shape, (10,))}")
     expected = ref.gradient_sums("identity", params, x, y)
     mistakes = ref.misconceptions.gradient_sums("identity", params, x, y)
     error = metrics["max_rel_error"] = rel_error(got, expected)

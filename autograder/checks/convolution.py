@@ -20,7 +20,8 @@ import pytest
 from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
-from autograder.grading.checking import leaf_gradient, misconception, node_reply, within
+from autograder.grading.checking import (leaf_gradient, misconception, node_reply, shape_located,
+                                         within)
 
 ref = references.of(__name__)
 
@@ -92,7 +93,8 @@ def _compare(got, expected, what, context, metrics, mistakes=(), part=None, shap
     if got.shape != expected.shape:
         hint = (shape_hints or {}).get(got.shape, "")
         raise AssertionError(f"{context}{what} has shape {got.shape}, expected {expected.shape}"
-                             + (f": {hint}" if hint else ""))
+                             + (f": {hint}" if hint else "")
+                             + shape_located(got.shape, expected.shape))
     errors = rel_errors(got, expected)
     error = float(np.max(errors, initial=0.0))
     metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))

@@ -25,7 +25,7 @@ import dp
 from autograder import references
 from autograder.grading.checking import (assert_accuracy, digit_labels, floored_rel_error,
                                          floored_rel_errors, leaf_gradient, misconception,
-                                         node_reply, on_parameters, within)
+                                         node_reply, on_parameters, shape_located, within)
 from autograder.probes.convolutional_networks import stack_problem
 
 ref = references.of(__name__)
@@ -80,7 +80,8 @@ def compare(got, expected, what, context, metrics, mistakes=(), part=None):
     mistake it equals (`mistakes`: what ref.misconceptions gave, whose `part` `expected` is)."""
     assert not isinstance(got, dict), f"{context}{what} must be an array, not a {got['not_array']}"
     assert got.shape == expected.shape, (
-        f"{context}{what} has shape {got.shape}, expected {expected.shape}")
+        f"{context}{what} has shape {got.shape}, expected {expected.shape}"
+        f"{shape_located(got.shape, expected.shape)}")
     errors = floored_rel_errors(got, expected)
     error = float(np.max(errors, initial=0.0))
     metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))

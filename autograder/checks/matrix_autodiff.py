@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import misconception, pairs, probe
+from autograder.grading.checking import located, misconception, pairs, probe, shape_located
 from dp import relative_error
 
 ref = references.of(__name__)
@@ -80,7 +80,7 @@ def expect(metrics):
         received = np.asarray(received, dtype=float)
         assert received.shape == expected.shape, (
             f"{what}: expected a matrix of shape {expected.shape}, received shape "
-            f"{received.shape}{named() or shape_hint}")
+            f"{received.shape}{named() or shape_hint + shape_located(received.shape, expected.shape)}")
         errors = relative_errors(received, expected)
         error = float(errors.max(initial=0.0))
         metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
@@ -91,7 +91,8 @@ def expect(metrics):
                      if expected.size <= 12 else "")
             raise AssertionError(
                 f"{what}: at {at_text} expected {fmt(expected[at])}, received {fmt(received[at])}"
-                f"{whole}{'' if np.all(np.isfinite(received)) else nan_hint}{named()}")
+                f"{whole}{'' if np.all(np.isfinite(received)) else nan_hint}"
+                f"{named() or located(received, expected, same)}")
 
     return expect
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import misconception
+from autograder.grading.checking import misconception, shape_located
 
 ref = references.of(__name__)
 
@@ -295,7 +295,8 @@ def test_jacobian_of_the_residual(submission, rng, public):
         f"{np.round(r, 6).tolist()}")
     assert reply["J"].shape == J.shape, (
         f"{what}: J has shape {reply['J'].shape}, expected {J.shape}, one row per r_i"
-        + (": is it transposed?" if reply["J"].shape == J.T.shape else ""))
+        + (": is it transposed?" if reply["J"].shape == J.T.shape else "")
+        + shape_located(reply["J"].shape, J.shape))
     wrong = np.flatnonzero(np.any(_residual_rows_differ(reply["J"], J), axis=1))
     assert wrong.size == 0, (
         f"{what}: row {wrong[0]} of J is {np.round(reply['J'][wrong[0]], 6).tolist()}, expected "

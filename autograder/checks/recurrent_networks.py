@@ -20,7 +20,7 @@ import pytest
 
 from autograder import references
 from autograder.grading import checking
-from autograder.grading.checking import probe
+from autograder.grading.checking import probe, shape_located
 from autograder.probes.recurrent_networks import MAX_UNITS
 from dp import relative_error
 
@@ -82,7 +82,7 @@ def check_states(submission, metrics, x, params, h_init=None):
         f"states h_0, ..., h_{{T-1}}")
     assert len(out["shapes"]) == len(x), (
         f"rnn_forward on {where} returned {len(out['shapes'])} states; expected {len(x)}, one "
-        f"per step")
+        f"per step{shape_located((len(out['shapes']),), (len(x),))}")
     assert all(shape == [steps, width] for shape in out["shapes"]), (
         f"rnn_forward on {where}: the states have shapes {out['shapes']}; expected ({steps}, {width}) each")
     assert "values" in out, f"rnn_forward on {where}: the states' values are missing from the reply"
@@ -217,7 +217,8 @@ def test_the_adding_problem_is_learned(submission, rng, assignment, metrics):
     predicted = probe(submission, "predict", f"in {what}", sequences=sequences)
     assert isinstance(predicted, np.ndarray) and predicted.size == targets.size, (
         f"{what} must return {targets.size} numbers, one per sequence; it returned "
-        f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+        f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}"
+        f"{'' if isinstance(predicted, dict) else shape_located(predicted.shape, targets.shape)}")
     assert_learned(predicted, targets, what, assignment, metrics, "mse")
 
 
@@ -247,7 +248,8 @@ def test_the_trained_cell_solves_the_adding_problem(submission, rng, public, ass
         predicted = out["predictions"]
         assert isinstance(predicted, np.ndarray) and predicted.size == targets.size, (
             f"{what} must give {targets.size} numbers, one per sequence; it gave "
-            f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+            f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}"
+        f"{'' if isinstance(predicted, dict) else shape_located(predicted.shape, targets.shape)}")
     else:
         what = f"the grader's SequenceModel with model's trained parameters, on {new}"
         with np.errstate(all="ignore"):             # parameters may overflow: an infinite error

@@ -17,7 +17,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import misconception, rel_error, within
+from autograder.grading.checking import misconception, rel_error, shape_located, within
 
 ref = references.of(__name__)
 
@@ -75,7 +75,8 @@ def _shaped_sample(submission, name, fan_in, fan_out, seed) -> np.ndarray:
     swapped = "; fan_in and fan_out are swapped" if W.shape == (fan_out, fan_in) else ""
     assert W.shape == (fan_in, fan_out), (
         f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng) returned shape {W.shape}, expected "
-        f"(fan_in, fan_out) = {(fan_in, fan_out)}: one row per input, one column per output{swapped}")
+        f"(fan_in, fan_out) = {(fan_in, fan_out)}: one row per input, one column per output{swapped}"
+        f"{shape_located(W.shape, (fan_in, fan_out))}")
     return W
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..references import DERIVED
+from ..references import DERIVED, RANK, SITE
 from ..sandbox.errors import ProbeError, ProbeTimeout
 
 
@@ -90,7 +90,8 @@ def compare(received, expected, what, metrics, *, tol, errors=floored_rel_errors
     assert isinstance(received, np.ndarray), (
         f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
     assert received.shape == expected.shape, (
-        f"{what} has shape {received.shape}, expected {expected.shape}")
+        f"{what} has shape {received.shape}, expected {expected.shape}"
+        f"{shape_located(received.shape, expected.shape)}")
     found = errors(received, expected)
     found = np.where(np.isfinite(found), found, np.inf)
     error = float(found.max(initial=0.0))
@@ -139,7 +140,7 @@ def trained_parameters(params: dict, shapes, units: str, model: str, most: int) 
 # how a message names the known mistake that a reply equals, and each further one that gives
 # the same value on these inputs
 NAMES, OR_NAMES = "; it matches a known mistake: ", "; or: "
-DERIVED_NAMED = 3       # derived mistakes named at most in one message
+DERIVED_NAMED = 2       # lines whose derived mistakes a message names "one of": more, none
 
 
 def misconception(got, expected, variants, close, part=None) -> str:
@@ -151,8 +152,7 @@ def misconception(got, expected, variants, close, part=None) -> str:
     that value on these inputs); '' when there is none. A mistake that gives the right answer on these inputs
     (`close(expected, value)`) is never named: a reply that is right there is not one. The
     catalogue's mistakes come first: one derived from the reference's code (its id starts with
-    `references.DERIVED`) is named only when none of the catalogue's is, and at most DERIVED_NAMED
-    of them."""
+    `references.DERIVED`) is named only when none of the catalogue's is (`_derived_named`)."""
     found, derived = [], []
     # a lazy list (references' _Lazy) computes its derived part only when it is reached
     groups = variants.parts() if hasattr(variants, "parts") else [variants or ()]
@@ -167,15 +167,43 @@ def misconception(got, expected, variants, close, part=None) -> str:
                     matches = close(got, value) and not close(expected, value)
             except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
                 continue
-            named = derived if str(id_).startswith(DERIVED) else found
-            if matches and why not in named:
-                named.append(why)
+            if not matches:
+                continue
+            if str(id_).startswith(DERIVED):
+                derived.append((str(id_), why))
+            elif why not in found:
+                found.append(why)
         if found:
             break
-    found = found or derived[:DERIVED_NAMED]
+    found = found or _derived_named(derived)
     if not found:
         return located(got, expected, close)
     return "".join((OR_NAMES if i else NAMES) + why for i, why in enumerate(found))
+
+
+def _derived_named(matches: list) -> list:
+    """The explanations to name of the derived mistakes [(id, why)] that a reply equals: of each
+    line changed (the id's site, derived.SITE), those of its best rank (a mutation that gives
+    what a simpler, more common one of the same line gives defers to it: wording.rank), at most
+    DERIVED_NAMED; none when more lines give the reply by changes of different kinds
+    (wording.kind: unrelated changes that all give this value say nothing about which the
+    student made, and the message locates the difference instead)."""
+    best = {}
+    for id_, why in matches:
+        site, _, rank = id_.rpartition(SITE)[2].rpartition(RANK)
+        rank, _, kind = rank.partition(".")
+        rank = int(rank) if rank.isdigit() else 0
+        if site not in best or rank < best[site][0]:
+            best[site] = (rank, [])
+        if rank == best[site][0] and (kind, why) not in best[site][1]:
+            best[site][1].append((kind, why))
+    named = [pair for _, pairs in best.values() for pair in pairs]
+    if len(best) > DERIVED_NAMED and len({kind for kind, _ in named}) > 1:
+        return []
+    # each line's first, the simplest lines first, before a line's further ones
+    lines = sorted(best.values(), key=lambda line: line[0])
+    ordered = [pairs[0] for _, pairs in lines] + [p for _, pairs in lines for p in pairs[1:]]
+    return [why for _, why in ordered][:DERIVED_NAMED]
 
 
 # how a message starts the sentence that says where a reply that no mistake names goes wrong
@@ -232,11 +260,43 @@ def _tail(sentence: str) -> str:
     return ", " + rest[len(" is "):] if rest.startswith(" is ") else rest
 
 
+def shape_located(got, expected) -> str:
+    """'. The first difference is in the shape ...': one sentence on how the shape `got` of a
+    reply departs from the `expected` one, '' where they are equal or nothing simple says it:
+
+        (5, 1) for (1, 5)      the expected shape transposed (its axes in reverse order)
+        (2, 11) for (2, 9)     along axis 1 only: 11 entries, expected 9 (2 too many); a difference
+                               of one is "off by one"
+        () for (3,)            axis 0 (of length 3) missing: summed over, or dropped
+        (1000, 10) for (1000,) an extra axis 1, of length 10"""
+    got, expected = tuple(got), tuple(expected)
+    start = f"{LOCATED} is in the shape"
+    if got == expected:
+        return ""
+    if len(got) == len(expected):
+        if len(got) > 1 and got == expected[::-1]:
+            return f"{start}: the received shape is the expected one transposed."
+        [*axes] = (k for k in range(len(got)) if got[k] != expected[k])
+        if len(axes) != 1:
+            return ""
+        k = axes[0]
+        more = got[k] - expected[k]
+        how = f"one too {'many' if more > 0 else 'few'}, off by one" if abs(more) == 1 else \
+            f"{abs(more)} too {'many' if more > 0 else 'few'}"
+        return f"{start}, along axis {k} only: {got[k]} entries, expected {expected[k]} ({how})."
+    for k in range(max(len(got), len(expected))):
+        if got == expected[:k] + expected[k + 1:]:
+            return f"{start}: axis {k} (of length {expected[k]}) is missing: summed over, or dropped."
+        if expected == got[:k] + got[k + 1:]:
+            return f"{start}: an extra axis {k}, of length {got[k]}."
+    return ""
+
+
 def _array_located(got, expected) -> str:
     if got.shape != expected.shape or got.size == 0:
         if got.ndim == 2 and got.T.shape == expected.shape and np.allclose(got.T, expected):
             return f"{LOCATED}: the received array is the expected one transposed."
-        return ""
+        return shape_located(got.shape, expected.shape)
     if not np.all(np.isfinite(got)):
         first = np.unravel_index(np.argmin(np.isfinite(got)), got.shape)
         return f"{LOCATED} is a non-finite value ({got[first]}) at index {_index(first)}."
@@ -347,7 +407,8 @@ def digit_labels(predicted, labels) -> np.ndarray:
     """`predicted` (a reply of predict(x)), asserted to be one number per label in `labels`."""
     assert isinstance(predicted, np.ndarray) and predicted.shape == labels.shape, (
         f"predict(x) must return an array of {len(labels)} labels, one per image; "
-        f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}")
+        f"it returned {type(predicted).__name__} of shape {getattr(predicted, 'shape', None)}"
+        f"{shape_located(predicted.shape, labels.shape) if isinstance(predicted, np.ndarray) else ''}")
     assert np.issubdtype(predicted.dtype, np.number), (
         f"predict(x) must return digits 0-9, not {predicted.dtype} values")
     return predicted

@@ -78,6 +78,9 @@ _read: dict = {}                    # {notebook: ((mtime, size) of its file, its
 
 # the id of a mistake derived from a reference's code (references/derived.py) starts with this
 DERIVED = "derived:"
+# and ends with @<module>:<line of the change>#<rank>.<kind> (derived.py, wording.py), which
+# `checking.misconception` reads to tell one line's mutations from unrelated ones
+SITE, RANK = "@", "#"
 
 hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
 

@@ -46,13 +46,15 @@ import time
 import numpy as np
 
 from ..sandbox import protocol
+from . import RANK, SITE, wording
 
 LIMIT = 300         # mutants run per call, at most
 SECONDS = 3.0       # and the CPU time they may take: a safety net, the count is the bound meant
 PER_TASK = 4.0      # and all the calls of one task's checks together (`per_task`)
 TRACE = 0.25        # the CPU time the traced run of the reference may take, or no mutants at all
 WALL = 3            # the child has WALL times their sum + 1 s of wall time for both, killed past it
-SAME_VALUE = 2      # explanations kept for one value: another mutation may be the student's
+SAME_VALUE = 3      # explanations kept for one value: another mutation may be the student's, and
+                    # three unrelated ones of one value are too many to name any (checking)
 MEMORY = 1 << 30    # the address space the mutants may take beyond the grader's
 QUOTE = 60          # the longest piece of code quoted in an explanation
 KEPT = 256          # calls whose mutants this process keeps (`derived` on the same arguments again)
@@ -69,10 +71,12 @@ def _quote(node) -> str:
     """What `node` is, for an explanation: a name or an attribute of a name as written (`other`,
     `self.value`: the student's vocabulary), any other expression or line by its kind, in words.
     The reference's code itself is the grader's: nothing a student receives may quote it (the
-    explanations reach the feedback and the bundle's public cases)."""
+    explanations reach the feedback and the bundle's public cases), and a name is quoted only
+    where the student's released exercise has it too (`wording.quotable`)."""
     if isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
         text = ast.unparse(node)
-        return f"`{text}`" if len(text) <= QUOTE else "a name"
+        return f"`{text}`" if len(text) <= QUOTE and wording.quotable(text, _words[0]) \
+            else "a name"
     if isinstance(node, ast.BinOp):
         return _OPERATION.get(type(node.op), "an operation")
     if isinstance(node, ast.UnaryOp):
@@ -84,6 +88,9 @@ def _quote(node) -> str:
              ast.Tuple: "a tuple", ast.Assign: "an assignment", ast.AugAssign: "an accumulation",
              ast.Attribute: "an attribute", ast.Compare: "a comparison", ast.Return: "a return"}
     return next((words for kind, words in kinds.items() if isinstance(node, kind)), "an expression")
+
+
+_words = [""]      # the text of the exercise of the reference being mutated (`_search`)
 
 
 def _call_name(node: ast.Call) -> str:
@@ -148,6 +155,11 @@ def _call(node: ast.Call) -> list:
     func, args = node.func, node.args
     if name == "sqrt" and len(args) == 1:
         found.append(("the square root dropped", args[0]))
+    if name in ("sqrt", "square") and not args and isinstance(func, ast.Attribute):  # x.sqrt()
+        found.append((wording.SQUARE if name == "square" else "the square root dropped",
+                      func.value))
+    if name == "square" and len(args) == 1:
+        found.append((wording.SQUARE, args[0]))
     if name in ("sum", "mean") and isinstance(func, ast.Attribute):
         other = "mean" if name == "sum" else "sum"
         changed = copy.copy(node)
@@ -566,6 +578,7 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
     # CPU time (this thread's), so that what is derived does not depend on the machine's load;
     # the task's bound (`per_task`) is wall time, and a safety net
     deadline, task_ends = time.thread_time() + SECONDS, _until[0]
+    _words[0] = wording.vocabulary(module.__name__.rsplit(".", 1)[-1])
     try:
         statements = _statements(module)
     except (OSError, TypeError):        # a module without source (made in a test): no mutants
@@ -628,15 +641,35 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
             if seen.get(digest, 0) >= SAME_VALUE or _equal(value, expected):
                 continue
             seen[digest] = seen.get(digest, 0) + 1
-            explanation = why if "`" in why else \
-                f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
+            explanation, rank = _explained(statement, path, old, new, why)
             where = ".".join(f"{field}{'' if index is None else index}" for field, index in path)
-            found.append([f"{name}.{unit.module.__name__}.{i}.{where}.{j}",
-                          DERIVED_WHY + explanation, value])
+            found.append([f"{name}.{unit.module.__name__}.{i}.{where}.{j}"
+                          f"{SITE}{unit.module.__name__}:{getattr(old, 'lineno', 0)}{RANK}"
+                          f"{rank}.{wording.kind(explanation)}", DERIVED_WHY + explanation,
+                          value])
     return found, True
 
 
 DERIVED_WHY = "the computation with one change, "
+
+
+def _explained(statement, path, old, new, why) -> tuple:
+    """(the explanation of the mutation `old` -> `new` at `path` of `statement`: what it does
+    (wording.reworded), where (wording.role), else what replaced what, by their kinds; its
+    wording.rank)."""
+    ancestors, node = [], statement
+    for field, index in path:
+        ancestors.append(node)
+        node = getattr(node, field) if index is None else getattr(node, field)[index]
+    if isinstance(old, ast.Call) and " given with " in why:
+        swapped = wording.swapped_derivatives(statement, old)
+        if swapped:
+            return swapped, 0
+    changed = wording.reworded(why, old, new)
+    if changed == why and "`" not in why:
+        changed = f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
+    explained = wording.role(statement, ancestors, old, new, changed, _words[0])
+    return explained, wording.rank(changed if explained.endswith(changed) else explained)
 
 
 class _Unit:

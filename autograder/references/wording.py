@@ -1,0 +1,175 @@
+"""How a mistake derived from a reference's code (derived.py) is worded for a student: by the ROLE
+of what changed, never by the reference's code (grader side only, as derived.py).
+
+An explanation reaches the feedback and the public cases in the student bundle, so it may quote
+(in backquotes) only what the student's own released exercise already holds: its function,
+argument and variable names (`vocabulary`, `quotable`). Everything else is described:
+
+    which derivative    the mutated code is one of the local-gradient functions of a dp op whose
+                        docstring states them ("a / b.  d/da = 1/b, d/db = -a/b^2"): the k-th
+                        function is d/d(k-th operand), "in the local derivative d/db = -a/b^2 of
+                        a / b" (dp is the public library: its docstrings' math is no answer code)
+    which state         a term dropped that reads what the line writes (state[key] = beta *
+                        state[key] + ...): the state from the previous step left out, as if it
+                        were never written back
+    which line          the variable the line assigns, when the exercise has that name
+
+and a few mutations read better by what they do than by their syntax: 1/x with its operands
+swapped is x, "the reciprocal dropped"; x * x without a factor is "the square dropped"; n + 1
+without its 1 is "off by one".
+
+`rank(why)` orders explanations from the simplest, most common mistake (0) to the least likely
+(2): where mutations of one line give the reply's value, only those of the best rank are named
+(grading.checking.misconception).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+_FORMULA = re.compile(r"d/d\w+ = (?:[^,.;]|\.\d)+")
+
+STALE = ("the state kept from the previous step left out of the update, as if it were never "
+         "written back (each step starts again without it)")
+OFF_BY_ONE = "off by one: a 1 added or taken away is missing"
+SQUARE = "the square dropped"
+RECIPROCAL = "the reciprocal dropped: the value itself where 1 over it belongs"
+
+# the least likely mistakes: a syntactic change that students seldom make on their own
+_UNLIKELY = ("a square added", "a transpose added")
+_LESS_LIKELY = ("a term dropped", "a factor dropped", "the division dropped", "`**` written `*`",
+                "the operations grouped the other way")
+# the kind of a mutation, the first of these its explanation holds: mutations of one kind are
+# one mistake, however many lines give it
+_KINDS = ("swapped", "state", "sign", "reciprocal", "square root", "square", "power", "off by one",
+          "axis", "mean", "transpose", "reverse", "other order", "accumulation", "left out",
+          "dropped", "grouped")
+_texts: dict = {}
+
+
+def vocabulary(notebook: str) -> str:
+    """The text of the cells of the released exercise `exercises/*/<notebook>.ipynb` ('' where
+    there is none): what an explanation may quote."""
+    if notebook not in _texts:
+        text = []
+        for path in sorted(EXERCISES.glob(f"*/{notebook}.ipynb")):
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+            text += ["".join(c.get("source", "")) for c in cells]
+        _texts[notebook] = "\n".join(text)
+    return _texts[notebook]
+
+
+def quotable(text: str, words: str) -> bool:
+    """Whether `text` occurs in the exercise's text `words`, as a whole (not inside a longer
+    name)."""
+    return bool(text) and re.search(r"(?<![\w.])" + re.escape(text) + r"(?!\w)", words) is not None
+
+
+def rank(why: str) -> int:
+    """0 for the common mistakes (a sign, a swap, a square, a root, off by one, stale state, ...),
+    1 for a term, factor or division dropped or a regrouping, 2 for a square or transpose
+    added."""
+    if why.startswith(_UNLIKELY):
+        return 2
+    return 1 if why.startswith(_LESS_LIKELY) else 0
+
+
+def kind(why: str) -> str:
+    """What kind of change `why` explains: 'swapped', 'sign', 'square', ... (`_KINDS`)."""
+    return next((k for k in _KINDS if k in why), "other").replace(" ", "-")
+
+
+def reworded(why: str, old, new) -> str:
+    """`why` for the mutation `old` -> `new`, in the words of what it does where those say more
+    than its syntax (see the module's doc)."""
+    if isinstance(old, ast.BinOp):
+        if why.startswith("the two operands swapped") and isinstance(old.op, ast.Div) and \
+                _is_one(old.left):
+            return RECIPROCAL
+        if why.startswith("a factor dropped") and ast.dump(old.left) == ast.dump(old.right):
+            return SQUARE
+        if why.startswith("a term dropped") and any(_is_one(side) for side in (old.left, old.right)
+                                                    if side is not new):
+            return OFF_BY_ONE
+    return why
+
+
+def _is_one(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 1 and not isinstance(node.value, bool)
+
+
+def role(function, ancestors: list, old, new, why: str, words: str) -> str:
+    """Where the mutation `old` -> `new` (`ancestors`: the nodes from the `function`, or the
+    statement, down to `old`'s parent) sits, as a student would say it, before `why`:
+    'in the local derivative d/db = -a/b^2 of a / b: <why>', 'in the line that computes `v`:
+    <why>', or `why` alone. A dropped term that reads what its line writes is stale state."""
+    target = next((a for a in reversed(ancestors) if isinstance(a, (ast.Assign, ast.AugAssign))),
+                  None)
+    if why.startswith("a term dropped") and target is not None and isinstance(old, ast.BinOp):
+        dropped = old.right if new is old.left else old.left
+        if _written(target) & {n.id for n in ast.walk(dropped) if isinstance(n, ast.Name)}:
+            why = STALE
+    derivative = _derivative(function, ancestors, old)
+    if why == STALE:        # which state is the line's, and the line says nothing more
+        return why
+    if derivative:
+        return f"in the local derivative {derivative}: {why}"
+    names = [n for n in _written(target) if quotable(n, words)] if target is not None else []
+    return f"in the line that computes `{names[0]}`: {why}" if names else why
+
+
+def swapped_derivatives(function, call) -> str | None:
+    """'the two local derivatives d/da = b and d/db = a of a * b swapped (each operand given the
+    other's)', when `call`'s arguments hold the local-gradient functions of the dp op `function`
+    (whose docstring states them), else None."""
+    formulas, head = _formulas(function)
+    lambdas = [n for n in _lambdas(function) if any(n is m for m in ast.walk(call))]
+    if len(lambdas) == 2 and len(formulas) == len(_lambdas(function)):
+        first, second = (formulas[_lambdas(function).index(n)] for n in lambdas)
+        return (f"the two local derivatives {first} and {second} of {head} swapped (each operand "
+                "given the other's)")
+    return None
+
+
+def _written(target) -> set:
+    """The names an assignment writes: x = ..., x[k] = ..., x.a = ... all write x."""
+    targets = target.targets if isinstance(target, ast.Assign) else [target.target]
+    found = set()
+    for t in targets:
+        for node in ast.walk(t):
+            if isinstance(node, ast.Name):
+                found.add(node.id)
+    return found
+
+
+def _lambdas(function) -> list:
+    """The lambdas of `function`, in the order of the source."""
+    if not isinstance(function, ast.FunctionDef):
+        return []
+    return sorted((n for n in ast.walk(function) if isinstance(n, ast.Lambda)),
+                  key=lambda n: (n.lineno, n.col_offset))
+
+
+def _formulas(function) -> tuple:
+    """(["d/da = 1/b", "d/db = -a/b^2"], "a / b") from the docstring of a dp op, else ([], '')."""
+    doc = ast.get_docstring(function) if isinstance(function, ast.FunctionDef) else None
+    if not doc:
+        return [], ""
+    formulas = [f.strip() for f in _FORMULA.findall(doc)]
+    head = doc.split("d/d", 1)[0].strip().rstrip(".").strip()
+    return formulas, head
+
+
+def _derivative(function, ancestors, old) -> str | None:
+    """'d/db = -a/b^2 of a / b' when `old` is inside the k-th local-gradient function (a lambda)
+    of the dp op `function`, whose docstring states one formula per such function."""
+    formulas, head = _formulas(function)
+    lambdas = _lambdas(function)
+    inside = [a for a in ancestors + [old] if isinstance(a, ast.Lambda)]
+    if not inside or not head or len(formulas) != len(lambdas) or "\n" in head:
+        return None
+    k = next((i for i, n in enumerate(lambdas) if n is inside[-1]), None)
+    return None if k is None else f"{formulas[k]} of {head}"
