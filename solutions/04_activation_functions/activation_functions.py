@@ -26,6 +26,10 @@
 # | `bce_loss` | `bce_loss(p, y)`: binary cross-entropy with `dp` operations | 2 |
 # | `gradient_sums` | `gradient_sums(net, x, y)`: $\sum \lvert\partial L / \partial W^{(l)}\rvert$ for each layer | 2 |
 # | `vanishing_plot` | the plot of those sums per layer for sigmoid, tanh and ReLU | 4 |
+# | `sigmoid_slope` | question 1: a number, in `answer_sigmoid_slope` | 1 |
+#
+# Questions 2 and 3, at the end, ask you to explain what your plot shows, in a few sentences each,
+# in the cell under each question; they are graded by hand (3 points), not by `check`.
 #
 # Each task ends with a `check("...")` cell that runs the grader's checks on your code (with
 # other inputs than the ones the grader uses later). Training a network at the end is not graded.

@@ -27,6 +27,10 @@
 # | `dropout_forward` | `MyDropout.scale_mask` and the training forward pass: inverted dropout | 3 |
 # | `dropout_backward` | the backward pass: the gradient masked and scaled like the output | 3 |
 # | `dropout_eval` | evaluation mode: the identity | 2 |
+# | `forgot_eval` | question 2: a choice, in `answer_forgot_eval` | 1 |
+#
+# Question 1, in part 5, asks you to predict and then explain an experiment, in a few sentences;
+# it is graded by hand (2 points), not by `check`.
 #
 # Each task has a `check("...")` cell that runs the grader's checks on your code (the grader later
 # uses other inputs). The experiment at the end is not graded.

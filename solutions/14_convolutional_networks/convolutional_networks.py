@@ -29,12 +29,14 @@
 # | `maxpool2d_grad` | `maxpool2d`: max-pooling (any window and stride) and its backward pass | 2 |
 # | `cnn_accuracy` | a CNN's `forward` and `loss`, its training, and `predict` | 3 |
 # | `filter_plot` | `plot_filters`: the first layer's learned filters as images | 1 |
+# | `receptive_field` | question 3: a number, in `answer_receptive_field` | 1 |
 #
 # The tasks are graded separately: the network of part 3 uses `dp`'s own `dp.conv2d` and
 # `dp.maxpool2d`, the same operations as yours, so that a slip in parts 1 and 2 costs only their
 # points. Each task has a `check("...")` cell, which runs the grader's checks on your code; the
-# grader later uses other shapes, strides and paddings, and digits of its own. Two questions
-# (in code cells, as text) are read by your teaching assistant and earn no automatic points.
+# grader later uses other shapes, strides and paddings, and digits of its own. Questions 1 and 2
+# ask you to explain, in a few sentences each, in the cell under each question; they are graded
+# by hand (4 points), not by `check`.
 
 # %%
 import numpy as np
