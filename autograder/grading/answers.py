@@ -58,5 +58,5 @@ def judge(submission, public: bool, name: str, key, choices: str | None = None) 
             + (f": {expected['why'][given]}" if expected["why"].get(given) else ""))
         return
     assert abs(given - expected["value"]) <= expected["tolerance"], (
-        f"`{name}` = {given:.6g} is not right (it is too {'large' if given > expected['value'] else 'small'})"
+        f"`{name}` = {given:.6g} is too {'large' if given > expected['value'] else 'small'}"
         + (f": {expected['hint']}" if expected["hint"] else ""))
