@@ -346,6 +346,7 @@ plt.show()
 # `answer_sigmoid_slope`; `check` tells you whether it is a number, grading whether it is right.
 
 # %%
+# answer_sigmoid_slope = ...   (a number)
 ### BEGIN SOLUTION
 answer_sigmoid_slope = 0.25
 ### END SOLUTION

@@ -303,6 +303,7 @@ plt.show()
 # Set `answer_forgot_eval` to `"a"`, `"b"` or `"c"`. (Try it afterwards.)
 
 # %%
+# answer_forgot_eval = ...   ("a", "b" or "c")
 ### BEGIN SOLUTION
 answer_forgot_eval = "b"
 ### END SOLUTION

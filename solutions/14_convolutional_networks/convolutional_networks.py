@@ -509,6 +509,7 @@ check("cnn_accuracy")
 # give its side, a whole number of pixels, in `answer_receptive_field`.
 
 # %%
+# answer_receptive_field = ...   (a whole number of pixels)
 ### BEGIN SOLUTION
 answer_receptive_field = 10
 ### END SOLUTION
