@@ -11,6 +11,10 @@
 # %% [markdown]
 # # 10 — Optimisation beyond machine learning: a hanging rope and a boundary-value problem
 #
+# *This notebook is optional.* It leaves the thread of neural networks for a week and is harder
+# than 09 (fourth-order stencils, Gauss–Newton). It is graded and fed back like the others; not
+# handing it in is not a missing assignment (your course says whether it counts as a bonus).
+#
 # Nothing in `dp` knows about neural networks. It differentiates any scalar built from its
 # operations, and gradient descent then minimises that scalar, whatever it means. Physics is full
 # of such scalars. A system at rest sits at a minimum of its potential energy, so a shape can be
