@@ -194,7 +194,7 @@ drop.training = True
 check("dropout_eval")
 
 # %% [markdown]
-# ## 5. Dropout against overfitting (not graded)
+# ## 5. Dropout against overfitting (the run is not graded; its questions are)
 #
 # A regression task with far more parameters than data: 50 training examples with 10 features,
 # targets $y = \tanh(2\, x \cdot w) + \text{noise}$ with noise of standard deviation 0.3, and a
