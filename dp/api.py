@@ -35,6 +35,8 @@ STABLE_API = {
     # the 2019 library's forms (docs/COMPAT.md): x.T(), a.concatenate(b), ops written with
     # ret.grad = grad and Node._set_grad, and its shapes and types in the opt-in 2019 mode
     "Node.__call__": "(self)", "Node.concatenate": "(self, other, axis=0)",
+    "Node.NodeStore": None, "Node.uuid": None,
+    "Node.get_param": "() -> 'dict'", "Node.set_param": "(params: 'dict') -> 'None'",
     "Node._set_grad": "(self, g_self, other=None, g_other=None) -> 'dict'",
     "compat_2019": "(enabled=True)",
     "concatenate": "(nodes, axis=0) -> 'Node'",
@@ -86,7 +88,7 @@ STABLE_API = {
     "Optimizer.train": "(self, steps=1000, print_each=100, err_hist=False, progress=False)",
     "Optimizer.step": "(self, grads: 'dict') -> 'None'",
     "Optimizer.update": "(self, theta, g, state)",
-    "Optimizer.next_batch": "(self)", "Optimizer.alpha": None,
+    "Optimizer.next_batch": "(self)", "Optimizer.random_batch": "(self)", "Optimizer.alpha": None,
     **{f"optimizer.{name}": OPTIMIZER for name in (
         "SGD", "SGD_Momentum", "RMSProp", "RMS_Prop", "Adam", "Optimizer")},
     # -- helpers --

@@ -86,7 +86,8 @@ def _recorder(name):
 # Every op of Node, recorded on a SequenceNode instead of computed (and its value, shape, dtype:
 # none until `run`).
 for _name, _value in list(vars(Node).items()):
-    if callable(_value) and (_name in OPERATORS or not _name.startswith("_")) and _name != "item":
+    if callable(_value) and (_name in OPERATORS or not _name.startswith("_")) and _name != "item" \
+            and not isinstance(_value, staticmethod):     # Node.get_param: no op on a value
         setattr(SequenceNode, _name, _recorder(_name))
 
 

@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 
 from . import init as initialisers
-from .node import Node, ShapeError, _state, as_array
+from .node import Node, ShapeError, _state
 
 ACTIVATIONS = {
     None: lambda x: x, "linear": lambda x: x, "relu": Node.relu, "sigmoid": Node.sigmoid,
@@ -60,6 +60,11 @@ class Layer:
 
     def __call__(self, x) -> Node:
         return self.forward(_node(x))
+
+
+def _layer_name(layer: Layer, place: int) -> str:
+    names = [node.name for node in layer.parameters().values()]
+    return names[0].rsplit("_", 1)[0] if names else f"{type(layer).__name__.lower()}{place}"
 
 
 class Dense(Layer):
@@ -208,7 +213,13 @@ class Model:
                 todo.extend(reversed(item.values()))
         return found
 
-    neural_nodes = property(_find_layers, doc="The layers, under their 2019 name (see layers).")
+    @property
+    def neural_nodes(self) -> dict:
+        """The 2019 library's ``{layer name: layer}`` of the layers (see layers): iterating or
+        ``sorted()`` give the names. A layer's name is its parameters' prefix (``h1`` of
+        ``h1_W``); a layer without parameters is named by its class and place (``dropout3``)."""
+        return {_layer_name(layer, place): layer
+                for place, layer in enumerate(Model._find_layers(self), 1)}
 
     def parameters(self) -> dict:
         """``{name: Node}`` of every trainable parameter: layers' and named Node attributes."""
@@ -232,11 +243,7 @@ class Model:
         for name, value in params.items():
             if name not in own:
                 raise KeyError(f"set_param: the model has no parameter {name!r}; it has {sorted(own)}")
-            node = own[name]
-            value = as_array(value, dtype=node.dtype)
-            if value.shape != node.shape:
-                raise ShapeError(f"set_param: {name!r} has shape {node.shape}, got {value.shape}")
-            node.value = value.copy()
+            own[name]._assign(value, f"set_param: {name!r}")
 
     def get_grad(self, x, y):
         """``(grads, loss)``: d loss / d parameter for every parameter, and the loss as a float

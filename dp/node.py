@@ -23,6 +23,7 @@ import functools
 import gc
 import numbers
 import types
+import uuid
 
 import numpy as np
 
@@ -59,7 +60,10 @@ class compat_2019:
     """The 2019 library's shapes and types where they differ from dp's (docs/COMPAT.md):
 
     * a sum, mean or max over everything keeps every axis: (1, 1) for a matrix;
-    * a 1-d argument of ``dot`` is a column, and the product stays one: (m, k) . (k,) is (m, 1);
+    * a 1-d operand of ``dot`` is a column, and the product stays a matrix: (m, k) . (k,) is
+      (m, 1), and (k,) . (1, n) is (k, n);
+    * every named Node made is kept by name in the class-level ``Node.NodeStore``, which
+      ``Node.get_param()`` and ``Node.set_param(params)`` read and write;
     * ``Model.get_grad`` returns the loss as a Node, ``Optimizer.train`` as a (1, 1) array.
 
     ``dp.compat_2019()`` turns the mode on, ``dp.compat_2019(False)`` off again, and
@@ -149,8 +153,9 @@ class Node:
     for; unnamed leaves are constants (data, labels). Ops on nodes make new, unnamed nodes.
     """
 
-    __slots__ = ("value", "name", "op", "_inputs", "needs_grad", "_grad_fn")
+    __slots__ = ("value", "name", "op", "_inputs", "needs_grad", "_grad_fn", "_uuid")
     __array_ufunc__ = None  # `ndarray + Node` must call Node.__radd__, not broadcast over it
+    NodeStore = {}  # {name: Node} of the named Nodes made in the 2019 mode (`compat_2019`)
 
     def __init__(self, value, name: str | None = None):
         self.value = value.value if isinstance(value, Node) else as_array(value)
@@ -158,6 +163,8 @@ class Node:
         self.op = "leaf"
         self._inputs = ()          # ((operand, gradient function), ...)
         self.needs_grad = name is not None
+        if self.needs_grad and _state["compat_2019"]:
+            Node.NodeStore[name] = self
         # _grad_fn, a 2019-style op's own backprop function, is set only by such ops (_OwnGrad)
 
     # -- construction ------------------------------------------------------------------
@@ -207,6 +214,44 @@ class Node:
     def __call__(self):
         """The node itself, so that the 2019 library's method call ``x.T()`` means ``x.T``."""
         return self
+
+    @property
+    def uuid(self) -> uuid.UUID:
+        """The 2019 library's unique id of a node (random, made when first read)."""
+        if not hasattr(self, "_uuid"):
+            self._uuid = uuid.uuid4()
+        return self._uuid
+
+    # -- the 2019 library's store of named nodes (filled in the 2019 mode) ------------------
+    @staticmethod
+    def get_param() -> dict:
+        """``{name: array}``, copies of the values of the named Nodes in ``Node.NodeStore``."""
+        return {name: node.value.copy() for name, node in Node._store("get_param").items()}
+
+    @staticmethod
+    def set_param(params: dict) -> None:
+        """Replace the values of named Nodes in ``Node.NodeStore`` by name (a subset is fine)."""
+        store = Node._store("set_param")
+        for name, value in params.items():
+            if name not in store:
+                raise KeyError(f"Node.set_param: no Node named {name!r} was made in the 2019 "
+                               f"mode; Node.NodeStore holds {sorted(store)}")
+            store[name]._assign(value, f"Node.set_param: {name!r}")
+
+    @staticmethod
+    def _store(method) -> dict:
+        if not _state["compat_2019"]:
+            raise RuntimeError(f"Node.{method}() is the 2019 library's: it reads Node.NodeStore, "
+                               f"which only the 2019 mode fills; call dp.compat_2019() before "
+                               f"making the nodes (models have get_param and set_param of their own)")
+        return Node.NodeStore
+
+    def _assign(self, value, what) -> None:
+        """Set this leaf's value to a copy of `value`, which must have its shape (in its dtype)."""
+        value = as_array(value, dtype=self.dtype)
+        if value.shape != self.shape:
+            raise ShapeError(f"{what} has shape {self.shape}, got {value.shape}")
+        self.value = value.copy()
 
     # -- reverse-mode differentiation ----------------------------------------------------
     def _topological_order(self) -> list:
@@ -345,11 +390,14 @@ class Node:
         """Matrix product a @ b, shapes (..., m, k) @ (..., k, n) -> (..., m, n).
 
         d/da = g @ b^T, d/db = a^T @ g. A 1-d operand is a row (left) or a column (right); the
-        product drops that axis (it keeps the column in the 2019 mode, `compat_2019`).
+        product drops that axis. In the 2019 mode (`compat_2019`) a 1-d operand is a column,
+        either side, and the product keeps its axes.
         """
         other = self._lift(other)
+        if _state["compat_2019"] and 1 in (self.ndim, other.ndim):
+            return _column(self).dot(_column(other))
         a, b = self.value, other.value
-        b_vector = b.ndim == 1 and not _state["compat_2019"]
+        b_vector = b.ndim == 1
         if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
             raise ShapeError(f"dot: {a.shape} @ {b.shape}: the inner dimensions differ")
         stacked = a.ndim > 2 and b.ndim <= 2  # a stack of matrices times one matrix: one product
@@ -575,6 +623,11 @@ def custom_op(name: str, value, *inputs) -> Node:
 
 def _nodes(values):
     return [v if isinstance(v, Node) else Node(v) for v in values]
+
+
+def _column(node: Node) -> Node:
+    """A 1-d node as a (k, 1) column (the 2019 library's 1-d operand of dot); others as they are."""
+    return node.reshape(-1, 1) if node.ndim == 1 else node
 
 
 @op("concatenate")

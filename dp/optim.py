@@ -139,6 +139,8 @@ class Optimizer:
                                     repeat=True)
         return next(self._batches)
 
+    random_batch = next_batch   # the 2019 library's name: x_batch, y_batch = opt.random_batch()
+
     def train(self, steps=1000, print_each=100, err_hist=False, progress=False):
         """Run `steps` updates; print the loss every `print_each` steps (0: never).
 

@@ -126,12 +126,15 @@ def blind_outcomes(regrade: bool = False) -> dict:
     return found
 
 
-def blind_coverage(outcomes: dict) -> dict:
+def blind_coverage(outcomes: dict, rounds=None) -> dict:
     """{"table": {assignment: {verdict: count}} over the blind mistakes that give a wrong value,
-    "wrongly": [(mistake, the names given)], "slowdowns named": [mistake]} from blind_outcomes()."""
-    from tests.blind_mistakes import corpus
+    "wrongly": [(mistake, the names given)], "slowdowns named": [mistake]} from blind_outcomes();
+    of the mistakes of `rounds` only (tests.blind_mistakes.round_of), when given."""
+    from tests.blind_mistakes import corpus, round_of
     table, wrongly, slowdowns = {}, [], []
     for mistake in corpus():
+        if rounds is not None and round_of(mistake) not in rounds:
+            continue
         message = outcomes[repr(mistake)]["message"]
         if not mistake.wrong_value:
             if names(message):
@@ -190,7 +193,12 @@ def main(argv=None) -> int:
         print(f"no outcomes in {OUTCOMES}: run python -m pytest tests/test_mutants.py first "
               f"for the mutants' coverage")
     print()
-    print_blind(blind_coverage(blind_outcomes(regrade="--regrade" in argv)), held_out)
+    found = blind_outcomes(regrade="--regrade" in argv)
+    print_blind(blind_coverage(found), held_out)
+    from tests.blind_mistakes import corpus, round_of
+    for n in sorted({round_of(m) for m in corpus()}):
+        print(f"\nround {n} of the blind corpus alone:")
+        print_blind(blind_coverage(found, rounds={n}), held_out)
     return 0
 
 

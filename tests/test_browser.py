@@ -223,7 +223,9 @@ def test_feedback_page_shows_verdicts_messages_numbers_and_the_plot(browser, tmp
     assert browser.find_element(By.ID, "score").text == f"{result['score']:g} / 10"
     rows = {row.find_element(By.CSS_SELECTOR, "td").text.split("\n")[0]: row.text
             for row in browser.find_elements(By.CSS_SELECTOR, "tbody tr")}
-    assert sorted(rows) == sorted(t.id for t in ASSIGNMENT.tasks)
+    assert sorted(rows) == sorted([t.id for t in ASSIGNMENT.tasks] +
+                                  [q.id for q in ASSIGNMENT.questions])
+    assert all("graded by hand" in rows[q.id] for q in ASSIGNMENT.questions)
     assert "✘ failed" in rows["scalar_arithmetic"] and "0 / 3" in rows["scalar_arithmetic"]
     assert re.search(r"d\(a \* b\)/db .*expected .*received", rows["scalar_arithmetic"]), rows["scalar_arithmetic"]
     assert re.search(r"max_rel_error = \d", rows["scalar_arithmetic"])

@@ -160,8 +160,27 @@ def test_layers_without_names_are_numbered_per_model():
     assert a.W.name != b.W.name and a.W.name.startswith("dense")
 
 
-def test_neural_nodes_are_the_layers(network):
-    assert network.neural_nodes == [network.h1, network.h2]
+def test_neural_nodes_map_layer_names_to_layers(network):
+    nodes = network.neural_nodes
+    assert nodes == {"h1": network.h1, "h2": network.h2}
+    assert list(nodes) == sorted(nodes) == ["h1", "h2"] and nodes["h2"] is network.h2
+    assert list(Unnamed().neural_nodes) == ["layer1", "layer2"]
+
+    class WithDropout(Model):
+        def __init__(self):
+            super(WithDropout, self).__init__()
+            self.h1, self.drop = self.ReLU_Layer(4, 8, "h1"), self.Dropout_Layer(0.5)
+
+    assert list(WithDropout().neural_nodes) == ["h1", "dropout2"]
+
+
+def test_random_batch_is_the_next_batch(numpy_global_generator):
+    x, y = np.arange(50.0)[:, None], np.arange(50)
+    np.random.seed(7)
+    xb, yb = dp.SGD(None, x, y).random_batch()
+    np.random.seed(7)
+    np.testing.assert_array_equal(yb, np.random.randint(0, 50, 128))
+    np.testing.assert_array_equal(xb[:, 0], yb)
 
 
 # -- nodes and ops ---------------------------------------------------------------------------------
@@ -255,6 +274,50 @@ def test_a_1d_argument_of_dot_is_a_column_in_the_2019_mode():
         out = w.dot(v)
         np.testing.assert_array_equal(out.value, [[8.0], [26.0]])
         np.testing.assert_array_equal(out.sum().grad(1)["W"], [v, v])
+
+
+def test_a_1d_left_operand_of_dot_is_a_column_in_the_2019_mode():
+    u, row = Node(np.array([1.0, 2.0, 3.0]), "u"), Node(np.array([[1.0, -1.0]]), "r")
+    with pytest.raises(dp.ShapeError):
+        u.dot(row)                             # dp: a 1-d left operand is a row
+    with dp.compat_2019():
+        out = u.dot(row)                       # (3, 1) . (1, 2): the outer product
+        np.testing.assert_array_equal(out.value, [[1, -1], [2, -2], [3, -3]])
+        grads = (out * np.array([[1.0, 2.0]])).sum().grad(1)
+        np.testing.assert_array_equal(grads["u"], [-1, -1, -1])
+        np.testing.assert_array_equal(grads["r"], [[6, 12]])
+        assert u.dot(u.value[:, None].T).shape == (3, 3)
+        with pytest.raises(dp.ShapeError, match=r"\(3, 1\) @ \(3, 2\)"):
+            u.dot(np.ones((3, 2)))
+
+
+def test_named_nodes_are_in_the_node_store_in_the_2019_mode(monkeypatch):
+    monkeypatch.setattr(Node, "NodeStore", {})
+    Node(np.ones((1, 2)), "outside")           # not in the mode: not kept
+    with pytest.raises(RuntimeError, match="compat_2019"):
+        Node.get_param()
+    with dp.compat_2019():
+        w, b = Node(np.ones((2, 2)), "w"), Node(np.zeros((1, 2)), "b")
+        Node(np.ones(3))                       # unnamed: not kept
+        assert Node.NodeStore == {"w": w, "b": b}
+        param = Node.get_param()
+        assert sorted(param) == ["b", "w"]
+        param["w"][0, 0] = 5.0                 # a copy
+        assert w.value[0, 0] == 1.0
+        Node.set_param({"b": [[3, 4]]})
+        np.testing.assert_array_equal(b.value, [[3.0, 4.0]])
+        assert b.dtype == np.float64
+        with pytest.raises(KeyError, match="'v'.*\\['b', 'w'\\]"):
+            Node.set_param({"v": np.ones(2)})
+        with pytest.raises(dp.ShapeError, match=r"'w' has shape \(2, 2\), got \(3,\)"):
+            Node.set_param({"w": np.ones(3)})
+        assert sorted(dp.Input("x").get_param()) == ["b", "w"]   # not an op recorded on x
+
+
+def test_a_node_has_a_uuid():
+    a, b = Node(np.ones(2), "a"), Node(np.ones(2))
+    assert a.uuid == a.uuid and a.uuid != b.uuid and a.uuid != (a + b).uuid
+    assert a.uuid.version == 4
 
 
 def test_get_grad_gives_the_loss_as_a_node_in_the_2019_mode(network):

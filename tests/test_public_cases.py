@@ -136,3 +136,14 @@ def test_a_failure_still_fails_beside_an_unchecked_check(capsys):
                              "network does not specify: extra_W, extra_b"), report
     assert report.count("\n  ⚠ forward gives the probabilities") == 3, report
     assert capsys.readouterr().out.strip() == report
+
+
+def test_the_cases_fingerprint_covers_the_probe_modules_a_probe_module_imports(monkeypatch):
+    """14's probes import dp_common: a change there may change the cases, so it must change the
+    fingerprint under which a release keeps them."""
+    assignment = COURSE.assignment("14_convolutional_networks")
+    before = public_cases._fingerprint(assignment, 0, public_cases.ROOT)
+    read_bytes = public_cases.Path.read_bytes
+    monkeypatch.setattr(public_cases.Path, "read_bytes", lambda path: read_bytes(path) + (
+        b"# changed" if path.name == "dp_common.py" else b""))
+    assert public_cases._fingerprint(assignment, 0, public_cases.ROOT) != before

@@ -20,7 +20,7 @@ import pytest
 from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
-from autograder.grading.checking import misconception, within
+from autograder.grading.checking import leaf_gradient, misconception, node_reply, within
 
 ref = references.of(__name__)
 
@@ -103,26 +103,10 @@ def _compare(got, expected, what, context, metrics, mistakes=(), part=None, shap
                              + misconception(got, expected, mistakes, within(TOL, rel_error), part))
 
 
-def _node_output(out, function, expected_shape) -> None:
-    assert out.get("type") == "Node", (
-        f"{function} must return a Node (made with custom_op), not a {out.get('type')}")
-    if out["grads"] is None:   # the probe sends gradients only for a value of g's shape
-        value = out["value"]
-        raise AssertionError(f"{function} returned a value of shape {getattr(value, 'shape', None)}, "
-                             f"expected {expected_shape}")
-
-
-def _gradient(out, leaf, function):
-    grad = out["grads"].get(leaf)
-    assert grad is not None, (
-        f"no gradient reaches {leaf} through {function}: pass ({leaf}, backward) to custom_op")
-    return grad
-
-
 # -- conv1d_grad ----------------------------------------------------------------------------------
 def _conv(submission, x, k, g):
     out = submission.probe("conv1d", x=x, k=k, g=g)
-    _node_output(out, f"conv1d(x {x.shape}, k {k.shape})", g.shape)
+    node_reply(out, f"conv1d(x {x.shape}, k {k.shape})", g.shape)
     return out
 
 
@@ -148,7 +132,7 @@ def test_input_gradient_is_the_full_convolution_of_g_with_the_kernel(submission,
     for x, k, g in cases(rng, public, random_conv_case):
         out = _conv(submission, x, k, g)
         B, K, n = x.shape[0], len(k), g.shape[1]
-        _compare(_gradient(out, "x", "conv1d"), ref.conv(x, k, g)["x"], "dL/dx",
+        _compare(leaf_gradient(out, "x", "conv1d"), ref.conv(x, k, g)["x"], "dL/dx",
                  _conv_context(x, k) + "for L = sum(g * y), ", metrics,
                  ref.misconceptions.conv(x, k, g), "x",
                  shape_hints={(B, n - K + 1): "that is a 'valid' correlation of g; pad g with K - 1 "
@@ -161,7 +145,7 @@ def test_input_gradient_is_the_full_convolution_of_g_with_the_kernel(submission,
 def test_kernel_gradient_is_the_correlation_of_x_with_g(submission, rng, public, metrics):
     for x, k, g in cases(rng, public, random_conv_case):
         out = _conv(submission, x, k, g)
-        _compare(_gradient(out, "k", "conv1d"), ref.conv(x, k, g)["k"], "dL/dk",
+        _compare(leaf_gradient(out, "k", "conv1d"), ref.conv(x, k, g)["k"], "dL/dk",
                  _conv_context(x, k) + "for L = sum(g * y), ", metrics,
                  ref.misconceptions.conv(x, k, g), "k",
                  shape_hints={(len(x), len(k)): "one row per example; the kernel is shared by all "
@@ -187,8 +171,8 @@ def test_value_is_the_maximum_of_each_window(submission, rng, public, metrics):
 def test_gradient_goes_to_the_maximum_of_each_window_only(submission, rng, public, metrics):
     for x, n, g in cases(rng, public, random_pool_case):
         out = submission.probe("maxpool1d", x=x, n=n, g=g)
-        _node_output(out, f"maxpool1d(x {x.shape}, {n})", g.shape)
-        _compare(_gradient(out, "x", "maxpool1d"), ref.pool(x, n, g)["x"], "dL/dx",
+        node_reply(out, f"maxpool1d(x {x.shape}, {n})", g.shape)
+        _compare(leaf_gradient(out, "x", "maxpool1d"), ref.pool(x, n, g)["x"], "dL/dx",
                  _pool_context(x, n) + "for L = sum(g * y), ", metrics,
                  ref.misconceptions.pool(x, n, g), "x")
 

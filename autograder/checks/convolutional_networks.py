@@ -24,8 +24,9 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading import answers
-from autograder.grading.checking import (bar_and_floor, credit, digit_labels, floored_rel_error,
-                                         floored_rel_errors, misconception, within)
+from autograder.grading.checking import (assert_accuracy, digit_labels, floored_rel_error,
+                                         floored_rel_errors, leaf_gradient, misconception,
+                                         node_reply, on_parameters, within)
 from autograder.probes.convolutional_networks import stack_problem
 
 ref = references.of(__name__)
@@ -92,24 +93,6 @@ def compare(got, expected, what, context, metrics, mistakes=(), part=None):
                                              part))
 
 
-def op_output(out, function, expected_shape) -> dict:
-    """The probe's reply for an op, asserted to be a Node of the expected shape with gradients."""
-    assert out.get("type") == "Node", (
-        f"{function} must return a Node (made with custom_op), not a {out.get('type')}")
-    if out["grads"] is None:   # the probe sends gradients only for a value of g's shape
-        value = out["value"]
-        raise AssertionError(f"{function} returned a value of shape "
-                             f"{getattr(value, 'shape', None)}, expected {expected_shape}")
-    return out
-
-
-def gradient(out, leaf, function):
-    grad = out["grads"].get(leaf)
-    assert grad is not None, (
-        f"no gradient reaches {leaf} through {function}: pass ({leaf}, backward) to custom_op")
-    return grad
-
-
 # -- conv2d_grad ----------------------------------------------------------------------------------
 def conv_context(x, w, stride, padding) -> str:
     return (f"for x of shape {x.shape}, filters w of shape {w.shape}, stride {stride} and padding "
@@ -120,10 +103,10 @@ def check_conv(submission, rng, public, metrics, part, what):
     for x, w, b, stride, padding, g in cases(rng, public, conv_case):
         out = submission.probe("conv2d", x=x, w=w, b=b, stride=stride, padding=padding, g=g)
         context = conv_context(x, w, stride, padding)
-        op_output(out, f"conv2d(x {x.shape}, w {w.shape}, stride={stride}, padding={padding})",
+        node_reply(out, f"conv2d(x {x.shape}, w {w.shape}, stride={stride}, padding={padding})",
                   g.shape)
         expected = ref.conv(x, w, b, stride, padding, g)
-        got = out["value"] if part == "value" else gradient(out, part, "conv2d")
+        got = out["value"] if part == "value" else leaf_gradient(out, part, "conv2d")
         compare(got, expected[part], what, context if part == "value" else
                 context + "for L = sum(g * y), ", metrics,
                 ref.misconceptions.conv(x, w, b, stride, padding, g), part)
@@ -155,8 +138,8 @@ def check_pool(submission, rng, public, metrics, part, what):
     for x, size, stride, g in cases(rng, public, pool_case):
         out = submission.probe("maxpool2d", x=x, size=size, stride=stride, g=g)
         context = f"for x of shape {x.shape}, windows of {size}x{size} and stride {stride}: "
-        op_output(out, f"maxpool2d(x {x.shape}, {size}, {stride})", g.shape)
-        got = out["value"] if part == "value" else gradient(out, "x", "maxpool2d")
+        node_reply(out, f"maxpool2d(x {x.shape}, {size}, {stride})", g.shape)
+        got = out["value"] if part == "value" else leaf_gradient(out, "x", "maxpool2d")
         compare(got, ref.pool(x, size, stride, g)[part], what,
                 context if part == "value" else context + "for L = sum(g * y), ", metrics,
                 ref.misconceptions.pool(x, size, stride, g), part)
@@ -197,23 +180,9 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
     assert differ <= 1 - AGREEMENT, (
         f"net.forward does not compute the stack of its layers: their digits differ on "
         f"{differ:.0%} of the images; keep CNN's forward a pass through its layers in order")
-    accuracy = float(np.mean(network == labels))
-    how = ("graded on your network's trained parameters" +
-           (" (run by the grader when graded)" if public else ", run by the grader"))
-    disagree = float(np.mean(predicted != network))
-    if disagree > 1 - AGREEMENT:      # predict must be the network's: else the lower counts
-        accuracy = min(accuracy, float(np.mean(predicted == labels)))
-        how += (f"; predict(x) is not your network's most probable digit on {disagree:.0%} of the "
-                f"images" + ("" if public else misconception(
-                    predicted, network, ref.misconceptions.network_digits(layers, images),
-                    lambda a, b: np.mean(a == b) >= AGREEMENT)))
-    bar, floor = bar_and_floor(assignment, digits.source)
-    metrics["accuracy"] = accuracy
-    metrics["credit"] = float(np.floor(100 * credit(accuracy, bar, floor) + 1e-9) / 100)
-    assert accuracy >= bar, (
-        f"test accuracy {accuracy:.4f} on {len(labels):,} digits"
-        + (f" is below the required {bar}" if accuracy < bar else "")
-        + f": {metrics['credit']:.0%} of the points (none at {floor} or below, all at {bar}); {how}")
+    accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
+                                  lambda: ref.misconceptions.network_digits(layers, images))
+    assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
 
 
 # -- filter_plot ----------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import bar_and_floor, credit, digit_labels as _labels, misconception  # noqa: F401
+from autograder.grading.checking import (assert_accuracy, bar_and_floor, credit,  # noqa: F401
+                                         digit_labels as _labels, on_parameters)
 from autograder.probes.mnist import stack_problem
 
 ref = references.of(__name__)
@@ -64,19 +65,6 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
         metrics["graded_on"], accuracy = how[10:], float(np.mean(predicted == labels))
     else:
         metrics["graded_on"] = "parameters" + (" (when graded)" if public else "")
-        accuracy = float(np.mean(network == labels))
-        how = ("graded on your network's trained parameters" +
-               (" (run by the grader when graded)" if public else ", run by the grader"))
-        disagree = float(np.mean(predicted != network))
-        if disagree > 1 - AGREEMENT:      # predict must be the network's: else the lower counts
-            accuracy = min(accuracy, float(np.mean(predicted == labels)))
-            how += (f"; predict(x) is not your network's most probable digit on {disagree:.0%} "
-                    f"of the images" + ("" if public else misconception(
-                        predicted, network, ref.misconceptions.network_digits(layers, images),
-                        lambda a, b: np.mean(a == b) >= AGREEMENT)))
-    bar, floor = bar_and_floor(assignment, digits.source)
-    metrics["accuracy"] = accuracy
-    metrics["credit"] = float(np.floor(100 * credit(accuracy, bar, floor) + 1e-9) / 100)   # steps of 1%
-    assert accuracy >= bar, (
-        f"test accuracy {accuracy:.4f} on {len(labels):,} digits is below the required {bar}: "
-        f"{metrics['credit']:.0%} of the points (none at {floor} or below, all at {bar}); {how}")
+        accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
+                                      lambda: ref.misconceptions.network_digits(layers, images))
+    assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)

@@ -1,7 +1,8 @@
 """What several assignments' checks (autograder/checks/*.py) share: relative errors between what
 a submission returned and the reference, an array compared with the reference (`compare`), a probe
 whose error says what was being done, and the naming of a known mistake that a wrong reply
-equals (`misconception`).
+equals (`misconception`); an op probe's reply and its gradients (`node_reply`, `leaf_gradient`),
+and a trained network's accuracy graded on its parameters (`on_parameters`, `assert_accuracy`).
 
 The errors never broadcast: an array of another shape than the reference (an empty one, or one
 of shape (1, 1) that NumPy would stretch) is infinitely wrong, whatever its values."""
@@ -95,9 +96,28 @@ def compare(received, expected, what, metrics, *, tol, errors=floored_rel_errors
         at = tuple(int(i) for i in np.unravel_index(int(np.argmax(found)), found.shape))
         hint = misconception(received, expected, mistakes, lambda a, b: np.shape(a) == np.shape(b)
                              and errors(a, b).max() <= tol, part)
-        raise AssertionError(f"{what}[{', '.join(map(str, at))}] is {received[at]:.8g}, expected "
+        index = f"[{', '.join(map(str, at))}]" if at else ""
+        raise AssertionError(f"{what}{index} is {received[at]:.8g}, expected "
                              f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
     return error
+
+
+EXPECT_TOL = 1e-6     # `expect`'s default: values that the student and the reference compute in float64
+
+
+def expect(received, expected, what, metrics, *, tol=EXPECT_TOL, mistakes=(), part=None) -> float:
+    """`compare` for a number or an array of numbers that a probe returned (a check's `expect`
+    fixture, with its `metrics`): the reply is made an array of floats first, and one that is
+    neither (a string, a list of lists of different lengths) fails with a message that says so."""
+    try:
+        if isinstance(received, (str, bytes)) or np.asarray(received).dtype.kind not in "biuf":
+            raise TypeError(received)
+        received = np.asarray(received, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{what} must be a number or an array of numbers, not a "
+                             f"{type(received).__name__}") from None
+    return compare(received, np.asarray(expected, dtype=float), what, metrics, tol=tol,
+                   mistakes=mistakes, part=part)
 
 
 def trained_parameters(params: dict, shapes, units: str, model: str, most: int) -> dict:
@@ -267,6 +287,57 @@ def bar_and_floor(assignment, source: str) -> tuple:
 def credit(accuracy: float, bar: float, floor: float) -> float:
     """The share of the points: (accuracy - floor) / (bar - floor), clipped to [0, 1]."""
     return float(np.clip((accuracy - floor) / (bar - floor), 0.0, 1.0))
+
+
+def node_reply(out: dict, function: str, expected_shape) -> dict:
+    """An op probe's reply (`probes.dp_common.value_and_gradients`), asserted to be a Node of
+    the expected shape, with gradients; `function` names the call in the messages."""
+    assert out.get("type") == "Node", (
+        f"{function} must return a Node (made with custom_op), not a {out.get('type')}")
+    if out["grads"] is None:   # the probe sends gradients only for a value of g's shape
+        value = out["value"]
+        raise AssertionError(f"{function} returned a value of shape "
+                             f"{getattr(value, 'shape', None)}, expected {expected_shape}")
+    return out
+
+
+def leaf_gradient(out: dict, leaf: str, function: str):
+    """The gradient of `leaf` in an op probe's reply, asserted to be there."""
+    grad = out["grads"].get(leaf)
+    assert grad is not None, (
+        f"no gradient reaches {leaf} through {function}: pass ({leaf}, backward) to custom_op")
+    return grad
+
+
+def on_parameters(network, predicted, labels, public, agreement, derived) -> tuple:
+    """``(accuracy, how)`` of a trained network graded on its parameters: the share of `labels`
+    that `network` (its digits: the grader's forward pass on the trained parameters, the
+    network's own in the self-check) gets right. Where predict(x)'s digits `predicted` differ
+    from the network's on more than 1 - `agreement` of the images, the lower accuracy counts and
+    `how` says so, naming the mistake when grading (``derived()``: the digits of the derived
+    mistakes, computed only then)."""
+    accuracy = float(np.mean(network == labels))
+    how = ("graded on your network's trained parameters" +
+           (" (run by the grader when graded)" if public else ", run by the grader"))
+    disagree = float(np.mean(predicted != network))
+    if disagree > 1 - agreement:      # predict must be the network's: else the lower counts
+        accuracy = min(accuracy, float(np.mean(predicted == labels)))
+        how += (f"; predict(x) is not your network's most probable digit on {disagree:.0%} of the "
+                f"images" + ("" if public else misconception(
+                    predicted, network, derived(), lambda a, b: np.mean(a == b) >= agreement)))
+    return accuracy, how
+
+
+def assert_accuracy(accuracy: float, how: str, digits: int, assignment, source: str,
+                    metrics) -> None:
+    """Record `accuracy` and its credit (steps of 1%, `credit` between the floor and the bar of
+    `bar_and_floor`) in `metrics`, and assert that it reaches the bar, saying `how` it was graded."""
+    bar, floor = bar_and_floor(assignment, source)
+    metrics["accuracy"] = accuracy
+    metrics["credit"] = float(np.floor(100 * credit(accuracy, bar, floor) + 1e-9) / 100)
+    assert accuracy >= bar, (
+        f"test accuracy {accuracy:.4f} on {digits:,} digits is below the required {bar}: "
+        f"{metrics['credit']:.0%} of the points (none at {floor} or below, all at {bar}); {how}")
 
 
 def digit_labels(predicted, labels) -> np.ndarray:

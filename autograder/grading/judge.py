@@ -17,6 +17,7 @@ Expected values are computed inside the check, here, with dp and NumPy.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import re
@@ -29,6 +30,7 @@ from ..course.config import PACKAGE
 from ..sandbox.errors import ProbeError, SubmissionCrashed, SubmissionTimeout
 from ..course.exercise import missing_name
 from ..references import NotPublic, per_task
+from . import checking
 from .budget import OverBudget, limited
 from .replies import MalformedReply, Validated
 
@@ -118,6 +120,14 @@ class JudgePlugin:
     @pytest.fixture
     def metrics(self, request):
         return self._metrics.setdefault(request.node.nodeid, {})
+
+    @pytest.fixture
+    def expect(self, metrics):
+        """expect(received, expected, what, tol=1e-6, mistakes=(), part=None): the reply (a
+        number or an array) is `expected` to `tol` relative error in every entry, or the check
+        fails with the worst entry, expected and received, and the known mistake it matches
+        (`checking.expect`)."""
+        return functools.partial(checking.expect, metrics=metrics)
 
     # -- hooks ------------------------------------------------------------------------------
     def pytest_collection_modifyitems(self, items):

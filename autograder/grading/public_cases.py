@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .. import references
 from ..course.config import PACKAGE, ROOT, load_course
+from ..sandbox.seal import probe_modules
 
 CACHE = Path("build") / "public_cases"    # under the course repository (git ignores build/)
 _cache: dict = {}     # {fingerprint: {key: encoded value}}
@@ -54,15 +55,15 @@ def needs_recording(assignment) -> bool:
 
 def _fingerprint(assignment, seed: int, root: Path) -> str:
     """A digest of everything the cases depend on: the seed, the solution, the checks, probes
-    and references of the notebook, the engine that runs them (and derives mistakes), dp, and
-    NumPy's version."""
+    (with the probe modules they import) and references of the notebook, the engine that runs
+    them (and derives mistakes), dp, and NumPy's version."""
     import numpy
     digest = hashlib.sha256(f"{seed} {numpy.__version__} {sys.version}".encode())
     engine = ("references/__init__.py", "references/derived.py", "grading/judge.py", "grading/checking.py",
               "grading/selfcheck.py", "sandbox/protocol.py", "grading/replies.py",
               "grading/public_cases.py")
     files = [assignment.solution_path(root), PACKAGE / "checks" / f"{assignment.notebook}.py",
-             PACKAGE / "probes" / f"{assignment.notebook}.py",
+             *(PACKAGE / name for name in probe_modules(assignment.probes_module)),
              PACKAGE / "references" / f"{assignment.notebook}.py",
              *(PACKAGE / name for name in engine), *sorted((Path(root) / "dp").rglob("*.py"))]
     for path in files:

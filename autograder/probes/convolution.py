@@ -10,30 +10,9 @@ import numpy as np
 import dp
 from dp import Node
 
-from .schema import AnyShape, Array, Either, Items, Optional, Plain, Table, Text, TypeName
-
-
-def _array(value):
-    """A student's result as a float array (a Node as its value), or {"not_array": type name}."""
-    if isinstance(value, Node):
-        value = value.value
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return {"not_array": type(value).__name__}
-    return array
-
-
-def _value_and_gradients(out, upstream, leaves) -> dict:
-    """The op's value, and d sum(upstream * out) / d leaf for each named leaf that it reaches."""
-    if not isinstance(out, Node):
-        return {"type": type(out).__name__}
-    value = _array(out.value)
-    if value.shape != np.shape(upstream):
-        return {"type": "Node", "value": value, "grads": None}
-    grads = (out * upstream).sum().grad(1)
-    return {"type": "Node", "value": value,
-            "grads": {name: _array(grads[name]) for name in leaves if name in grads}}
+from .dp_common import array as _array, op_reply as _op_reply
+from .dp_common import value_and_gradients as _value_and_gradients
+from .schema import AnyShape, Array, Items, Optional, Plain, Table, Text
 
 
 def conv1d(ns, x, k, g):
@@ -80,13 +59,6 @@ def adversarial(ns, x0):
     histograms = not isinstance(path, dict) and path.ndim == 2 and path.shape[1] == len(x0)
     return {"path": path, "params": {name: _array(v) for name, v in before.items()},
             "changed": changed, "f": _f(net, path) if histograms else None}
-
-
-def _op_reply(g, *leaves):
-    grads = Table(Plain(AnyShape(*leaves)), max_len=len(leaves))
-    return Either({"type": "Node", "value": Array(np.shape(g), finite=False), "grads": grads},  # as the probe sends
-                  {"type": "Node", "value": AnyShape(g, *leaves), "grads": None},
-                  {"type": TypeName("Node")})
 
 
 MANY = 10_000_000    # elements of the trained network's parameters

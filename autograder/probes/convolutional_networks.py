@@ -14,7 +14,9 @@ import dp
 from dp import Node
 
 from .common import answer  # noqa: F401 - a probe of this notebook
-from .schema import ANSWER, AnyShape, Array, Either, Items, Number, Plain, Table, Text, TypeName
+from .dp_common import array as _array, model as _model, network as _network, op_reply as _op_reply
+from .dp_common import value_and_gradients as _value_and_gradients
+from .schema import ANSWER, AnyShape, Array, Either, Items, Number, Plain, Text, TypeName
 
 IMAGE = (1, 28, 28)              # (C, H, W) of a digit
 OUTPUTS = 10
@@ -26,28 +28,6 @@ MAX_IMAGES = 64                  # images of the filter plot the grader reads
 ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh", "softmax")   # dense layers' (dp.Dense)
 ELEMENTWISE = ("relu",)                                          # layers that keep the shape
 POOLS = ("maxpool", "avgpool")
-
-
-def _array(value):
-    """A student's result as a float array (a Node as its value), or {"not_array": type name}."""
-    if isinstance(value, Node):
-        value = value.value
-    try:
-        return np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        return {"not_array": type(value).__name__}
-
-
-def _value_and_gradients(out, upstream, leaves) -> dict:
-    """The op's value, and d sum(upstream * out) / d leaf for each named leaf that it reaches."""
-    if not isinstance(out, Node):
-        return {"type": type(out).__name__}
-    value = _array(out.value)
-    if value.shape != np.shape(upstream):
-        return {"type": "Node", "value": value, "grads": None}
-    grads = (out * upstream).sum().grad(1)
-    return {"type": "Node", "value": value,
-            "grads": {name: _array(grads[name]) for name in leaves if name in grads}}
 
 
 def conv2d(ns, x, w, b, stride, padding, g):
@@ -70,14 +50,6 @@ def predict(ns, images):
 
 
 # -- the trained network as data -------------------------------------------------------------------
-def _model(ns):
-    """The notebook's `net`, or else its only dp Model; None when there is none."""
-    if isinstance(ns.get("net"), dp.Model):
-        return ns["net"]
-    models = [value for value in ns.values() if isinstance(value, dp.Model)]
-    return models[0] if len(models) == 1 else None
-
-
 def _layer(layer) -> dict | None:
     """One layer as plain data, by its kind (dp's Dense, or the notebook's layers, which say their
     `kind`), or None when it is none of these."""
@@ -161,38 +133,10 @@ def stack_problem(layers) -> str | None:
 
 
 def network(ns, images):
-    """The trained network as data: {"layers": [...] in the order of net.layers(), "digits": the
-    most probable digit of each image by the network's own forward pass in evaluation mode}, or
-    {"not_standard": why not}. The grader runs the layers itself; the digits only tell whether
-    forward is the stack of those layers."""
-    net = _model(ns)
-    if net is None:
-        return {"not_standard": "the notebook has no dp network named net"}
-    # each layer once, where it first appears; by Model.layers, which an attribute named `layers`
-    # does not hide
-    found = list({id(layer): layer for layer in dp.Model.layers(net)}.values())
-    layers = [_layer(layer) for layer in found]
-    if None in layers:
-        other = next(type(l).__name__ for l, d in zip(found, layers) if d is None)
-        return {"not_standard": f"net has a layer that is none of Conv, ReLU, MaxPool, AvgPool, "
-                                f"Flatten, Dense: {other}"[:300]}
-    if len(layers) > MAX_LAYERS:
-        return {"not_standard": f"net has {len(layers)} layers, more than the {MAX_LAYERS} the "
-                                f"grader runs"}
-    size = sum(np.size(v) for layer in layers for v in layer.values() if isinstance(v, np.ndarray))
-    if size > MAX_WEIGHTS:
-        return {"not_standard": f"net has {size:,} parameters, more than the {MAX_WEIGHTS:,} "
-                                f"that the grader reads"}
-    problem = stack_problem(layers)
-    if problem:
-        return {"not_standard": f"net: {problem}"[:300]}
-    try:
-        with dp.no_grad():
-            scores = net.eval().forward(images.copy())
-        digits = np.asarray(getattr(scores, "value", scores), dtype=float).argmax(axis=1)
-    except Exception as error:                   # noqa: BLE001 - the student's forward, reported
-        return {"not_standard": f"net.eval().forward(x) raised {type(error).__name__}: {error}"[:300]}
-    return {"layers": layers, "digits": digits.astype(float)}
+    """The trained network as data (`dp_common.network`): its layers as `_layer` gives them, if
+    they are a CNN the grader runs (`stack_problem`), and the digits of its own forward pass."""
+    return _network(ns, images, _layer, stack_problem, "Conv, ReLU, MaxPool, AvgPool, Flatten, Dense",
+                    MAX_LAYERS, MAX_WEIGHTS)
 
 
 # -- the filter plot -------------------------------------------------------------------------------
@@ -214,13 +158,6 @@ def filters(ns):
               for image in ax.get_images()]
     return {"type": "Figure", "W": weights, "images": images[:MAX_IMAGES],
             "count": len(images)}
-
-
-def _op_reply(g, *leaves):
-    grads = Table(Plain(AnyShape(*leaves)), max_len=len(leaves))
-    return Either({"type": "Node", "value": Array(np.shape(g), finite=False), "grads": grads},
-                  {"type": "Node", "value": AnyShape(g, *leaves), "grads": None},
-                  {"type": TypeName("Node")})
 
 
 _ROW = Array((1, None), max_size=MAX_WEIGHTS)         # finite: a diverged network raised in

@@ -3,9 +3,9 @@ network as data (its layers' kinds and parameters), which the grader runs throug
 pass. The labels never leave the grader."""
 import numpy as np
 
-import dp
 from dp.model import BatchNorm, Dense, Dropout
 
+from .dp_common import network as _network
 from .schema import AnyShape, Array, Either, Items, Number, Plain, Text
 
 MAX_LAYERS = 32
@@ -21,14 +21,6 @@ def predict(ns, images):
         return np.asarray(ns["predict"](images), dtype=float)
     except (TypeError, ValueError):
         return {"not_array": type(ns["predict"](images)).__name__}
-
-
-def _model(ns):
-    """The notebook's `net`, or else its only dp Model; None when there is none."""
-    if isinstance(ns.get("net"), dp.Model):
-        return ns["net"]
-    models = [value for value in ns.values() if isinstance(value, dp.Model)]
-    return models[0] if len(models) == 1 else None
 
 
 def _layer(layer) -> dict | None:
@@ -69,35 +61,11 @@ def stack_problem(layers) -> str | None:
 
 
 def network(ns, images):
-    """The trained network as data: {"layers": [...] in the order of net.layers(), "digits": the
-    most probable digit of each image by the network's own forward pass in evaluation mode}, or
-    {"not_standard": why not}. The grader runs the layers itself; the digits only tell whether
-    forward is the stack of those layers."""
-    net = _model(ns)
-    if net is None:
-        return {"not_standard": "the notebook has no dp network named net"}
-    # each layer once, where it first appears (a list of the layers may name them again); by
-    # Model.layers, which an attribute named `layers` does not hide
-    found = list({id(layer): layer for layer in dp.Model.layers(net)}.values())
-    layers = [_layer(layer) for layer in found]
-    if None in layers:
-        other = next(type(l).__name__ for l, d in zip(found, layers) if d is None)
-        return {"not_standard": f"net has a layer that is not one of dp's Dense, Dropout, "
-                                f"BatchNorm: {other}"}
-    problem = stack_problem(layers)
-    if problem:
-        return {"not_standard": f"net: {problem}"}
-    size = sum(np.size(v) for layer in layers for v in layer.values() if isinstance(v, np.ndarray))
-    if size > MAX_WEIGHTS:
-        return {"not_standard": f"net has {size:,} parameters, more than the {MAX_WEIGHTS:,} "
-                                f"that the grader reads"}
-    try:
-        with dp.no_grad():
-            scores = net.eval().forward(images)
-        digits = np.asarray(getattr(scores, "value", scores), dtype=float).argmax(axis=1)
-    except Exception as error:                   # noqa: BLE001 - the student's forward, reported
-        return {"not_standard": f"net.eval().forward(x) raised {type(error).__name__}: {error}"[:300]}
-    return {"layers": layers, "digits": digits.astype(float)}
+    """The trained network as data (`dp_common.network`): its layers as `_layer` gives them, if
+    they are a standard stack the grader runs (`stack_problem`), and the digits of its own
+    forward pass."""
+    return _network(ns, images, _layer, stack_problem, "dp's Dense, Dropout, BatchNorm",
+                    MAX_LAYERS, MAX_WEIGHTS)
 
 
 _WEIGHTS = Array((None, None), max_size=MAX_WEIGHTS)      # finite: a diverged network raised in

@@ -166,7 +166,7 @@ def site_entries() -> tuple:
     return tuple(sorted((source, name) for name, source in entries.items()))
 
 
-def _probe_modules(module: str) -> list:
+def probe_modules(module: str) -> list:
     """`module` (autograder.probes.x) and the probe modules it imports relatively."""
     names, todo = [], [module.rsplit(".", 1)[-1]]
     while todo:
@@ -182,7 +182,7 @@ def _probe_modules(module: str) -> list:
 
 def lib_entries(assignment) -> list:
     """(source, path under LIB) of the code a submission process of `assignment` runs."""
-    files = list(RUNTIME) + [f for f in _probe_modules(assignment.probes_module) if f not in RUNTIME]
+    files = list(RUNTIME) + [f for f in probe_modules(assignment.probes_module) if f not in RUNTIME]
     entries = [(str(PACKAGE / f), f"autograder/{f}") for f in files]
     if "dp" not in assignment.forbidden_imports:
         entries.append((str(PACKAGE.parent / "dp"), "dp"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import os
 import re
 import warnings
@@ -56,6 +57,22 @@ def corpus(notebook: str | None = None) -> list:
     """The mistakes of `notebook` (all notebooks' when None), in corpus order."""
     names = NOTEBOOKS if notebook is None else (notebook,)
     return [m for name in names for m in importlib.import_module(f"{__name__}.{name}").MISTAKES]
+
+
+ROUND = re.compile(r"^\s*# Round (\d+) ", re.M)    # "# Round 2 (date), written blind ..." in a module
+
+
+def round_of(mistake: Mistake) -> int:
+    """The round of the corpus that `mistake` was written in: 1, or the number of the last
+    "# Round N" line of its module before it (each round was written blind to the rules that
+    the rounds before it may have been used to tune)."""
+    module = importlib.import_module(f"{__name__}.{COURSE.assignment(mistake.assignment).notebook}")
+    text = inspect.getsource(module)
+    at = text.find(f'"{mistake.name}"')
+    if at < 0:
+        raise ValueError(f"{mistake!r}: its name is not written in {module.__name__}")
+    rounds = [int(m[1]) for m in ROUND.finditer(text) if m.start() < at]
+    return rounds[-1] if rounds else 1
 
 
 def _check_task(source: str) -> str | None:

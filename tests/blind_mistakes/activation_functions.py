@@ -63,3 +63,36 @@ MISTAKES = [
             "layer 1 is the input layer: the x values run the wrong way round",
             ("order", "revers", "x", "layer")),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+SIGN = ("sign", "minus", "negat", "parenthes", "bracket", "second term")
+MISTAKES += [
+    Mistake(A, "deep_network", "hidden_activation_hard_coded",
+            "h = getattr(layer(h), self.activation)()", "h = layer(h).relu()",
+            "the hidden layers must use the network's activation; ReLU is always used",
+            ("activation", "relu", "hard-coded", "hard coded", "ignor", "self.activation")),
+    Mistake(A, "bce_loss", "bce_minus_on_the_first_term_only",
+            "return -(y * p.log() + (1 - y) * (1 - p).log()).mean()",
+            "return (-y * p.log() + (1 - y) * (1 - p).log()).mean()",
+            "the minus sign belongs to both terms: only y·log p is negated", SIGN),
+    Mistake(A, "bce_loss", "bce_clipped_from_below_only",
+            "p = dp.minimum(dp.maximum(p, EPS), 1 - EPS)", "p = dp.maximum(p, EPS)",
+            "p must be clipped into [ε, 1-ε]: without the upper bound log(1 - p) is log 0 for "
+            "p = 1", ("clip", "1 - eps", "1-eps", "1 - ε", "1-ε", "upper", "log(0)", "log 0",
+                      "nan", "inf")),
+    Mistake(A, "gradient_sums", "gradient_sums_abs_of_the_sum",
+            "np.abs(grads[f\"layer{l}_W\"]).sum()", "np.abs(grads[f\"layer{l}_W\"].sum())",
+            "S_l sums |dL/dW| entry by entry; the absolute value of the sum lets the entries "
+            "cancel", ("abs", "|", "absolute", "order", "cancel", "each entry", "sum of")),
+    Mistake(A, "gradient_sums", "gradient_sums_frobenius_norm",
+            "np.abs(grads[f\"layer{l}_W\"]).sum()", "np.linalg.norm(grads[f\"layer{l}_W\"])",
+            "S_l is the sum of absolute values (L1), not the Euclidean (Frobenius) norm",
+            ("norm", "l1", "l2", "frobenius", "euclid", "abs", "absolute", "square")),
+    Mistake(A, "vanishing_plot", "vanishing_plot_layers_from_zero",
+            "ax.plot(np.arange(1, 11), gradient_sums(net, x_plot, y_plot), marker=\"o\", "
+            "label=name)",
+            "ax.plot(gradient_sums(net, x_plot, y_plot), marker=\"o\", label=name)",
+            "without x values the layers are drawn at 0..9: layer l belongs at x = l",
+            ("x axis", "x-axis", "x values", "x data", "layer", "from 0", "off by one",
+             "off-by-one", "shift")),
+]

@@ -66,3 +66,36 @@ MISTAKES = [
             "evaluation divides by the running standard deviation sqrt(var + eps), not the "
             "variance", ROOT),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+EPSILON = ("eps", "ε", "epsilon")
+MISTAKES += [
+    Mistake(A, "batchnorm_forward", "batchnorm_unbiased_variance",
+            "var = ((x - mean) ** 2).mean(axis=0, keepdims=True)",
+            "var = ((x - mean) ** 2).sum(axis=0, keepdims=True) / (len(x) - 1)",
+            "batch norm uses the biased variance, a mean over n; dividing by n - 1 is the "
+            "unbiased estimate", ("biased", "unbiased", "n - 1", "n-1", "bessel", "ddof")),
+    Mistake(A, "batchnorm_forward", "batchnorm_eps_outside_the_root",
+            "std = np.sqrt(var + eps)", "std = np.sqrt(var) + eps",
+            "std = sqrt(var + ε): ε is added inside the root, not after it",
+            EPSILON + ("inside", "outside", "root", "sqrt")),
+    Mistake(A, "batchnorm_backward", "dx_not_divided_by_std",
+            "          - x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "          - x_hat * (g * x_hat).mean(axis=0, keepdims=True))",
+            "dx_hat/dx = 1/std: the whole bracket is divided by std, which is forgotten",
+            ("std", "divid", "σ", "sigma", "1/std", "scale", "factor")),
+    Mistake(A, "batchnorm_backward", "dx_sum_for_mean",
+            "dx = (g - g.mean(axis=0, keepdims=True)", "dx = (g - g.sum(axis=0, keepdims=True)",
+            "the middle term is the mean of g over the batch: the sum misses the factor 1/n",
+            ("mean", "sum", "1/n", "average", "factor", "batch size")),
+    Mistake(A, "running_statistics", "running_var_around_the_running_mean",
+            "batch_var = x.var(axis=0, keepdims=True)",
+            "batch_var = ((x - running_mean) ** 2).mean(axis=0, keepdims=True)",
+            "the batch variance is taken around the batch mean, not around the running mean",
+            ("running mean", "batch mean", "centred", "centered", "around", "mean")),
+    Mistake(A, "batchnorm_eval", "eval_shift_before_scale",
+            "return (x - self.running_mean) / std * self.gamma + self.beta",
+            "return ((x - self.running_mean) / std + self.beta) * self.gamma",
+            "y = γ·x_hat + β: the shift β is added after scaling by γ, not before",
+            GAMMA + ("order", "beta", "β", "shift", "after", "before", "parenthes")),
+]

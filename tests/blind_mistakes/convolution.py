@@ -72,3 +72,40 @@ MISTAKES = [
             "each step starts from the last point of the path; here every step starts from x0",
             ("previous", "last", "x0", "state", "start", "path[-1]"), slow=True),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MISTAKES += [
+    Mistake(A, "conv1d_grad", "kernel_indexed_without_its_row_axes",
+            "return sum(x[..., j:j + n] * k[..., j, None] for j in range(K))",
+            "return sum(x[..., j:j + n] * k[j] for j in range(K))",
+            "with one kernel per row, k is (..., K): k[j] takes row j instead of every row's "
+            "j-th tap", ("broadcast", "per row", "each row", "index", "shape", "k[..., j",
+                         "row", "axis")),
+    Mistake(A, "histogram_classifier", "scores_kept_as_a_column",
+            "return self.out(self.hidden(dp.concatenate(pooled, axis=1)))[:, 0]",
+            "return self.out(self.hidden(dp.concatenate(pooled, axis=1)))",
+            "f must have shape (n,): an (n, 1) column against labels (n,) broadcasts to an "
+            "(n, n) matrix", ("shape", "broadcast", "(n, 1)", "column", "[:, 0]", "flatten",
+                              "squeeze", "(n,)"), slow=True),
+    Mistake(A, "adversarial_input", "adversarial_clipped_with_minimum",
+            "x = np.maximum(x + step * direction / np.abs(direction).max(), 0)",
+            "x = np.minimum(x + step * direction / np.abs(direction).max(), 0)",
+            "clipping at 0 keeps the bins non-negative: np.minimum makes every bin ≤ 0",
+            ("clip", "maximum", "minimum", "negative", "max", "min"), slow=True),
+    Mistake(A, "conv1d_grad", "correlation_computes_a_convolution",
+            "return sum(x[..., j:j + n] * k[..., j, None] for j in range(K))",
+            "return sum(x[..., j:j + n] * k[..., K - 1 - j, None] for j in range(K))",
+            "y[i] = Σ_j x[i + j] k[j] is a cross-correlation: indexing k from the end flips the "
+            "kernel, a convolution", ("flip", "revers", "convolution", "correlation", "[::-1]")),
+    Mistake(A, "maxpool_grad", "maxpool_winner_along_the_wrong_axis",
+            "first = np.eye(n)[windows.argmax(axis=-1)]",
+            "first = np.eye(n)[windows.argmax(axis=1)]",
+            "windows is (B, L/n, n): the winner is the argmax within each window, the last axis",
+            AXIS + ("argmax", "window")),
+    Mistake(A, "adversarial_input", "adversarial_step_not_scaled",
+            "x = np.maximum(x + step * direction / np.abs(direction).max(), 0)",
+            "x = np.maximum(x + step * direction, 0)",
+            "the direction is scaled so that no bin moves by more than `step`; the raw gradient "
+            "step ignores that bound", ("scale", "normalis", "normaliz", "max", "step size",
+                                        "per bin", "largest", "bound"), slow=True),
+]

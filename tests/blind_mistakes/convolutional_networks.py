@@ -67,3 +67,39 @@ MISTAKES = [
             "a filter is a KxK image; drawn as a row of K*K pixels it shows no shape",
             ("kxk", "shape", "reshape", "w[f, 0]"), slow=True),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+from .scalar_autodiff import SWAP  # noqa: E402
+MISTAKES += [
+    Mistake(A, "conv2d_grad", "bias_not_broadcast_over_positions",
+            "y = (filters @ columns).reshape(n, f, oh, ow) + b.value[:, None, None]",
+            "y = (filters @ columns).reshape(n, f, oh, ow) + b.value",
+            "b (F,) must be added per filter, b[:, None, None]; plain b broadcasts along the "
+            "last axis, the width", ("bias", "broadcast", "axis", "channel", "filter", "width")
+            + SHAPE),
+    Mistake(A, "conv2d_grad", "im2col_width_slice_uses_the_height",
+            "columns[:, :, p, q] = padded[:, :, p:p + stride * oh:stride, q:q + stride * ow:stride]",
+            "columns[:, :, p, q] = padded[:, :, p:p + stride * oh:stride, q:q + stride * oh:stride]",
+            "copy-paste: the slice along the width must run over ow windows, not oh",
+            ("oh", "ow", "height", "width", "non-square", "slice") + SHAPE),
+    Mistake(A, "maxpool2d_grad", "output_size_arguments_swapped",
+            "oh, ow = output_size(h, size, stride, 0), output_size(w, size, stride, 0)",
+            "oh, ow = output_size(h, stride, size, 0), output_size(w, stride, size, 0)",
+            "output_size(n, k, stride, padding): the window size and the stride are passed in "
+            "the wrong order", SWAP + ("argument", "order", "stride", "size", "output_size")),
+    Mistake(A, "maxpool2d_grad", "channels_pooled_together",
+            "columns = im2col(x.value.reshape(n * c, 1, h, w), size, size, stride, 0)",
+            "columns = im2col(x.value, size, size, stride, 0)",
+            "each channel is pooled on its own: without the reshape to (N·C, 1, H, W) the "
+            "maximum is taken across the channels too", ("channel", "per channel",
+                                                         "each channel", "across") + SHAPE),
+    Mistake(A, "cnn_accuracy", "images_reshaped_channels_last",
+            "h = h.reshape(h.shape[0], 1, 28, 28)", "h = h.reshape(h.shape[0], 28, 28, 1)",
+            "dp's convolutions take (N, C, H, W): the channel axis comes before the height and "
+            "width", ("channel", "nchw", "(n, 1, 28, 28)", "axis", "channels last") + SHAPE,
+            slow=True),
+    Mistake(A, "filter_plot", "filter_index_swapped",
+            "ax.imshow(weights[f, 0], cmap", "ax.imshow(weights[0, f], cmap",
+            "W is (filters, channels, K, K): filter f is weights[f, 0], not weights[0, f]",
+            SWAP + ("index", "filter", "channel", "w[f, 0]", "order", "axis"), slow=True),
+]

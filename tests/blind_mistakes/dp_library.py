@@ -54,3 +54,42 @@ MISTAKES = [
             "the update is θ - lr·g: the current parameter θ is dropped, only the step is kept",
             ("param", "current", "θ", "theta", "dropped", "term", "previous value")),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MISTAKES += [
+    Mistake(A, "named_leaves", "leaf_value_returned_for_its_gradient",
+            "named[node.name] = g_node", "named[node.name] = node.value",
+            "grad returns dL/d(leaf): the leaf's value is stored instead of the gradient that "
+            "arrived at it", ("value", "instead of the gradient", "not the gradient",
+                              "node.value")),
+    Mistake(A, "model_layers", "bias_added_after_relu",
+            "h = x.dot(self.W) + self.b\n        return h.relu() if self.activation == \"relu\" else h",
+            "h = x.dot(self.W)\n        return h.relu() + self.b if self.activation == \"relu\" "
+            "else h + self.b",
+            "relu(x W + b): the bias goes inside the activation; it is added after the ReLU",
+            ("bias", "order", "after", "before", "inside", "outside")),
+    Mistake(A, "model_layers", "get_grad_differentiates_the_prediction",
+            "        loss = self.loss(x, y)\n        grads = loss.grad(1)",
+            "        loss = self.forward(x)\n        grads = loss.grad(1)",
+            "get_grad must differentiate the loss self.loss(x, y); it differentiates the "
+            "network's output self.forward(x)", ("loss", "forward", "prediction", "output",
+                                                 "self.loss", "y_hat")),
+    Mistake(A, "model_layers", "set_param_rebinds_the_dict_entry",
+            "own[name].value = np.array(value, dtype=float)",
+            "own[name] = Node(np.array(value, dtype=float), name)",
+            "assigning to own[name] only replaces an entry of a local dict: the layer's node is "
+            "never changed, so set_param has no effect",
+            ("no effect", "not set", "unchanged", "not changed", "does not change", "local",
+             "dict", "set_param", "never changed", "not updated")),
+    Mistake(A, "training_loop", "return_inside_the_loop",
+            "        losses.append(loss)\n    return losses",
+            "        losses.append(loss)\n        return losses",
+            "return is indented into the for loop: train returns after the first step",
+            ("return", "loop", "indent", "early", "first step", "one step", "only once",
+             "1 step")),
+    Mistake(A, "training_loop", "gradient_divided_by_the_batch_size",
+            "param[name] - lr * grads[name]", "param[name] - lr * grads[name] / len(x)",
+            "the loss is already a mean: dividing the gradient by the batch size again makes "
+            "the steps 64 times too small", ("batch size", "len(x)", "1/n", "divid", "mean",
+                                            "factor", "too small", "learning rate", "slow")),
+]

@@ -41,3 +41,41 @@ MISTAKES = [
             "with inverted dropout evaluation is the identity: scaling by 1 - p is the old, "
             "non-inverted convention", SCALE + ("identity",)),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+from .optimizers import PRECEDENCE  # noqa: E402
+MISTAKES += [
+    Mistake(A, "dropout_forward", "scale_precedence",
+            "return keep / (1 - self.p)", "return keep / 1 - self.p",
+            "keep / 1 - p subtracts p from the mask: the parentheses around 1 - p are missing",
+            PRECEDENCE + SCALE),
+    Mistake(A, "dropout_forward", "mask_from_the_global_generator",
+            "keep = self.rng.random(shape) >= self.p", "keep = np.random.random(shape) >= self.p",
+            "the mask must be drawn from the layer's own generator self.rng, not NumPy's global "
+            "one", ("rng", "generator", "seed", "self.rng", "np.random", "random state",
+                    "reproduc")),
+    Mistake(A, "dropout_forward", "mask_drawn_once_and_reused",
+            "        keep = self.rng.random(shape) >= self.p\n",
+            "        if not hasattr(self, \"_keep\"):\n"
+            "            self._keep = self.rng.random(shape) >= self.p\n"
+            "        keep = self._keep\n",
+            "the mask is drawn at the first call and kept: every call must draw a fresh one, "
+            "or the same units are dropped every time", ("fresh", "same mask", "every call",
+                                                          "each call", "reused", "new mask",
+                                                          "cached", "once")),
+    Mistake(A, "dropout_backward", "backward_scales_the_input",
+            "            return g * scale", "            return x.value * scale",
+            "the backward pass maps the upstream gradient g, not the input x, through the mask",
+            ("upstream", "x.value", "value", "input", "incoming gradient", "instead of g")),
+    Mistake(A, "dropout_eval", "eval_flag_of_the_notebook_instance",
+            "if not self.training or self.p == 0:", "if not drop.training or self.p == 0:",
+            "the layer must read its own flag self.training, not that of the notebook's `drop`",
+            ("self.training", "global", "drop", "instance", "training flag", "attribute",
+             "own flag")),
+    Mistake(A, "dropout_eval", "eval_returns_a_detached_copy",
+            "return x                                       # evaluation: the identity",
+            "return Node(x.value)                           # evaluation: the identity",
+            "in evaluation dropout is the identity, gradient included: a new leaf cuts the "
+            "graph, so no gradient reaches x", ("gradient", "graph", "detach", "new node",
+                                                 "disconnect", "copy", "leaf")),
+]

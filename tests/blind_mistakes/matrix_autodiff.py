@@ -61,3 +61,36 @@ MISTAKES = [
             "the chain rule: the local derivative 1/x times the upstream gradient, which is "
             "forgotten", UPSTREAM),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MEAN = ("mean", "average", "divid", "1/n", "size", "sum")
+ROW = ("row", "axis", "each row", "per row", "whole", "all entries", "global")
+MISTAKES += [
+    Mistake(A, "matrix_dot_transpose", "dot_is_elementwise",
+            "return Tensor(a @ b, parents=", "return Tensor(a * b, parents=",
+            "* multiplies elementwise; the matrix product is a @ b (np.dot)",
+            ("elementwise", "element-wise", "matrix product", "@", "matmul", "np.dot", "*")),
+    Mistake(A, "matrix_dot_transpose", "transpose_value_not_transposed",
+            "return Tensor(self.value.T, parents=", "return Tensor(self.value, parents=",
+            "the value of a.T is the transposed matrix; only the gradient was transposed",
+            TRANSPOSE + ("value",)),
+    Mistake(A, "broadcast_add_mul", "unbroadcast_averages",
+            "return grad.sum(axis=stretched, keepdims=True)",
+            "return grad.mean(axis=stretched, keepdims=True)",
+            "a broadcast operand was used once per row: its gradient is the sum over the rows, "
+            "not the mean", MEAN),
+    Mistake(A, "broadcast_add_mul", "add_second_operand_gets_first_shape",
+            "(other, lambda g: unbroadcast(g, b.shape))), op=\"add\")",
+            "(other, lambda g: unbroadcast(g, a.shape))), op=\"add\")",
+            "copy-paste: the second operand's gradient is summed back to the first operand's "
+            "shape, a.shape, instead of its own", SHAPE + ("a.shape", "b.shape", "operand",
+                                                            "broadcast")),
+    Mistake(A, "softmax_log", "softmax_global_maximum",
+            "exps = np.exp(self.value - self.value.max(axis=1, keepdims=True))",
+            "exps = np.exp(self.value - self.value.max())",
+            "the maximum must be each row's: with the global maximum a row of small logits "
+            "underflows to 0/0", ROW + ("max", "stabl", "underflow", "overflow", "nan")),
+    Mistake(A, "softmax_log", "softmax_grad_summed_over_everything",
+            "s * (g - (g * s).sum(axis=1, keepdims=True))", "s * (g - (g * s).sum())",
+            "the sum Σ_k G_k s_k is taken along each row, not over the whole matrix", ROW + SHAPE),
+]

@@ -38,3 +38,32 @@ MISTAKES = [
             "predicting without dp.no_grad() records a graph nobody differentiates: slower, "
             "same answer", ("no_grad", "graph"), wrong_value=False, slow=True),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MISTAKES += [
+    Mistake(A, "mnist_accuracy", "training_labels_not_shuffled_with_the_images",
+            "data.y_train[order[n_val:]]", "data.y_train[n_val:]",
+            "the images are taken in the shuffled order but the labels are not: every image "
+            "gets another image's label", ("label", "align", "order", "shuffl", "permut",
+                                           "mismatch", "match"), slow=True),
+    Mistake(A, "mnist_accuracy", "predict_uses_the_validation_images",
+            "return net.eval().forward(x).value.argmax(axis=1)",
+            "return net.eval().forward(x_val).value.argmax(axis=1)",
+            "predict(x) must classify its argument x; it always classifies the global x_val",
+            ("x_val", "argument", "input", "global", "wrong variable", "parameter"), slow=True),
+    Mistake(A, "mnist_accuracy", "hidden_layers_without_activation",
+            "self.h1 = self.ReLU_Layer(784, 256, \"h1\")\n        self.h2 = self.ReLU_Layer(",
+            "self.h1 = self.Linear_Layer(784, 256, \"h1\")\n        self.h2 = self.Linear_Layer(",
+            "without ReLU the three layers compose to one linear map: a linear classifier",
+            ("relu", "activation", "linear", "nonlinear", "non-linear"), slow=True),
+    Mistake(A, "mnist_accuracy", "two_layers_named_alike",
+            "self.h2 = self.ReLU_Layer(256, 128, \"h2\")", "self.h2 = self.ReLU_Layer(256, 128, \"h1\")",
+            "copy-paste: the second layer is also named h1, so its parameters clash with the "
+            "first layer's", ("name", "duplicate", "h1", "same name", "unique", "clash"),
+            slow=True),
+    Mistake(A, "mnist_accuracy", "predict_with_a_fresh_network",
+            "return net.eval().forward(x).value.argmax(axis=1)",
+            "return Network().eval().forward(x).value.argmax(axis=1)",
+            "predict builds a new, untrained Network instead of using the trained net",
+            ("new network", "untrained", "trained", "fresh", "initial", "network()"), slow=True),
+]

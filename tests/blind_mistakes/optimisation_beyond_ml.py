@@ -60,3 +60,43 @@ MISTAKES = [
             "row i of the Jacobian is the gradient of r_i; transposing it mixes up rows and columns",
             TRANSPOSE),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MISTAKES += [
+    Mistake(A, "catenary_loss", "catenary_ends_not_fixed",
+            "y = dp.concatenate([np.zeros(1), z, np.zeros(1)])", "y = z",
+            "the rope is (0, z, 0): the two fixed ends at height 0 are left out, so the first "
+            "and last segments are missing", ("end", "fixed", "boundary", "endpoint", "height 0",
+                                              "concatenat", "pad", "segment")),
+    Mistake(A, "catenary_loss", "catenary_length_is_a_mean",
+            "return (s.sum() - length) ** 2 + (s * mean_height).sum()",
+            "return (s.mean() - length) ** 2 + (s * mean_height).sum()",
+            "the rope's length L is the sum of the segment lengths, not their mean",
+            ("sum", "mean", "total length", "average", "length")),
+    Mistake(A, "catenary_shape", "descend_steps_by_the_loss_value",
+            "z = z - lr * value.grad(1)[\"z\"]", "z = z - lr * value.item()",
+            "the step is along the gradient dloss/dz; the loss value itself is subtracted "
+            "from every coordinate", ("gradient", "value", "loss value", "derivative",
+                                      "instead of the gradient")),
+    Mistake(A, "catenary_shape", "descend_differentiates_at_the_start",
+            "        value = loss(Node(z, \"z\"))\n        losses.append(value.item())\n"
+            "        z = z - lr",
+            "        value = loss(Node(z0, \"z\"))\n        losses.append(value.item())\n"
+            "        z = z - lr",
+            "the loss and its gradient must be evaluated at the current z, not at the start z0",
+            ("z0", "starting point", "start", "initial", "stale", "current z", "current")),
+    Mistake(A, "ode_residual", "forward_stencil_of_row_one_at_column_zero",
+            "        D1[i, i:i + 5] = forward_1\n", "        D1[i, 0:5] = forward_1\n",
+            "row 1's forward stencil starts at its own point, column 1: both rows get the "
+            "stencil of point 0", ("row 1", "column", "offset", "index", "shift", "i:i + 5",
+                                   "forward stencil", "stencil")),
+    Mistake(A, "ode_residual", "ode_coefficients_swapped",
+            "return 2 * (D2 @ y) + D1 @ y + 2 * y", "return 2 * (D2 @ y) + 2 * (D1 @ y) + y",
+            "2y'' + y' + 2y: the factor 2 belongs to y, not to y'", SWAP + ("coefficient", "2y",
+                                                                          "2 y", "factor")),
+    Mistake(A, "ode_solution", "jacobian_one_row_per_unknown",
+            "rows = [r.grad(unit)[\"z\"] for unit in np.eye(len(r))]",
+            "rows = [r.grad(unit)[\"z\"] for unit in np.eye(len(z))]",
+            "the Jacobian has one row per residual, len(r), not one per unknown, len(z)",
+            ("rows", "len(r)", "len(z)", "shape", "residual", "unknown")),
+]

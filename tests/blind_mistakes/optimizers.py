@@ -68,3 +68,36 @@ MISTAKES = [
             "the curves must show the loss f(θ_t), not the first coordinate of θ_t",
             ("loss", "f(θ", "rosenbrock", "series", "values", "y data", "data")),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MISTAKES += [
+    Mistake(A, "momentum_update", "momentum_steps_with_the_raw_gradient",
+            "    return theta - lr * v\n", "    return theta - lr * g\n",
+            "the velocity v is computed and stored, but the step uses the raw gradient g",
+            ("velocity", "lr * v", "lr·v", "momentum", "g instead", "instead of v",
+             "raw gradient", "wrong variable")),
+    Mistake(A, "momentum_update", "momentum_velocity_starts_at_the_gradient",
+            "beta * state.get(\"v\", 0.0) + (1 - beta) * g", "beta * state.get(\"v\", g) + (1 - beta) * g",
+            "v is 0 before the first step; starting it at g makes the first step lr·g, not "
+            "lr·(1-β)·g", ("initial", "v = 0", "v=0", "start", "first step", "zero", "initialis",
+                          "initializ")),
+    Mistake(A, "rmsprop_update", "rmsprop_divides_by_the_previous_average",
+            "    s = state[\"s\"] = beta * state.get(\"s\", 0.0) + (1 - beta) * g ** 2\n",
+            "    s = state.get(\"s\", 0.0)\n    state[\"s\"] = beta * s + (1 - beta) * g ** 2\n",
+            "the step must divide by the updated average; it uses s from before this step "
+            "(0 at the first step)", ("previous", "old", "before", "order", "stale", "updated",
+                                      "new s", "first step")),
+    Mistake(A, "adam_update", "adam_step_counter_not_stored",
+            "t = state[\"t\"] = state.get(\"t\", 0) + 1", "t = state.get(\"t\", 0) + 1",
+            "t is never written back, so every step is step 1 and the bias correction never "
+            "fades", STATE + ("step count", "counter", "t = 1", "t=1", "bias correction")),
+    Mistake(A, "adam_update", "adam_v_corrected_with_beta1",
+            "v_hat = v / (1 - beta2 ** t)", "v_hat = v / (1 - beta1 ** t)",
+            "copy-paste: v's bias correction is 1 - β2^t, not 1 - β1^t",
+            ("beta1", "beta2", "β1", "β2", "bias correction", "v_hat")),
+    Mistake(A, "loss_curves", "loss_curves_logged_twice",
+            "ax.plot(np.arange(len(path)), rosenbrock(path), label=name)",
+            "ax.plot(np.arange(len(path)), np.log10(rosenbrock(path)), label=name)",
+            "the axis is already logarithmic: plotting log10 of the loss takes the log twice",
+            ("log", "twice", "double", "scale", "values", "log10")),
+]

@@ -52,3 +52,39 @@ MISTAKES = [
             "the forget gate reads its own k columns, z[..., k:2k]",
             ("forget", "gate", "columns", "slice"), slow=True),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+from .scalar_autodiff import SWAP  # noqa: E402
+MISTAKES += [
+    Mistake(A, "forward_order", "cross_edges_not_checked_on_the_stack",
+            "            elif child in on_stack:\n", "            else:\n",
+            "an edge to a node already in a finished component must not lower low: only nodes "
+            "still on the stack count", ("on_stack", "on the stack", "stack", "cross edge",
+                                         "finished", "component", "low")),
+    Mistake(A, "forward_order", "low_not_passed_to_the_parent",
+            "                    low[parent] = min(low[parent], low[node])\n", "",
+            "when a child is done, its low must be passed up to its parent; without it no loop "
+            "is ever found", ("low", "low-link", "lowlink", "parent", "propagat", "loop",
+                              "component")),
+    Mistake(A, "loop_forward", "outside_delay_shifted_forward",
+            "np.concatenate([initial(name, (steps, B)), source[:T - steps]])",
+            "np.concatenate([initial(name, (steps, B)), source[steps:]])",
+            "a delay gives source[t - steps], the past: source[steps:] gives values from the "
+            "future", DELAY + ("shift", "future", "wrong direction", "t + steps", "t - steps",
+                               "slice")),
+    Mistake(A, "loop_forward", "loop_operand_read_as_a_whole_sequence",
+            "operands = [members[a][t] if a in members else values[a][t] if a in values",
+            "operands = [members[a][t] if a in members else values[a] if a in values",
+            "inside the loop step t reads step t of a node outside it, values[a][t], not the whole "
+            "sequence", ("step", "[t]", "time step", "whole sequence", "shape", "index")),
+    Mistake(A, "loop_backward", "loop_backprop_forward_in_time",
+            "for t in reversed(range(T)):", "for t in range(T):",
+            "through time inside a loop the steps are visited from the last to the first",
+            ("revers", "order", "backward in time", "last step", "last to the first",
+             "time")),
+    Mistake(A, "lstm_task", "input_and_forget_gates_swapped",
+            "c = f * c_prev + i * z[..., 2 * k:3 * k].tanh()",
+            "c = i * c_prev + f * z[..., 2 * k:3 * k].tanh()",
+            "c_t = f·c_{t-1} + i·g: the forget gate multiplies the old cell, the input gate the "
+            "candidate; they are swapped", SWAP + ("forget", "input gate", "gate"), slow=True),
+]

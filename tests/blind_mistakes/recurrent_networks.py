@@ -64,3 +64,37 @@ MISTAKES = [
             "the sequences come batch first (n, T, 2); the cell needs time first: the transpose "
             "is missing", TRANSPOSE + ("axis", "time first", "batch first", "shape")),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MISTAKES += [
+    Mistake(A, "rnn_forward", "recurrent_weight_is_the_input_weight",
+            "+ h_prev.dot(params[\"W_h\"]) + params[\"b\"]).tanh()",
+            "+ h_prev.dot(params[\"W_x\"]) + params[\"b\"]).tanh()",
+            "copy-paste: the previous state is multiplied by the recurrent weights W_h, not by "
+            "the input weights W_x", ("w_h", "w_x", "recurrent weight", "input weight", "weight")),
+    Mistake(A, "rnn_forward", "h_init_ignored",
+            "initial = Node(np.zeros((n, k))) if h_init is None else h_init",
+            "initial = Node(np.zeros((n, k)))",
+            "the given initial state h_init is ignored: the sequence always starts from zeros",
+            ("h_init", "initial", "ignor", "zeros", "initial state", "start")),
+    Mistake(A, "bptt_gradients", "recurrent_gradient_skips_the_tanh",
+            "dh_later = da @ W_h.T", "dh_later = dh @ W_h.T",
+            "the gradient sent back to h_{t-1} passes through the tanh first: da, not dh",
+            ("tanh", "derivative", "da", "dh", "1 - h", "activation", "nonlinearit")),
+    Mistake(A, "bptt_gradients", "h_init_gradient_is_that_of_h0",
+            "return {**grads, \"h_init\": dh_later, \"H\": dH_total}",
+            "return {**grads, \"h_init\": dH_total[0], \"H\": dH_total}",
+            "dL/dh_init is what step 0 sends back through the delay node (da_0 W_hᵀ), not the "
+            "gradient of h_0", ("h_init", "initial", "h_0", "delay", "one step", "w_h",
+                                "previous", "through")),
+    Mistake(A, "bptt_gradients", "total_gradient_only_the_direct_part",
+            "dH_total[t] = dh", "dH_total[t] = dH[t]",
+            "dL/dh_t is the direct gradient plus what comes back from step t+1; only the direct "
+            "part is stored", ("total", "direct", "dh_later", "later", "through time", "t + 1",
+                               "t+1", "future", "recurren")),
+    Mistake(A, "sequence_task", "readout_squashed_by_tanh",
+            "return states[-1].dot(self.W_y) + self.b_y",
+            "return (states[-1].dot(self.W_y) + self.b_y).tanh()",
+            "the readout is linear: a tanh bounds the prediction to (-1, 1), and the sums reach 2",
+            ("tanh", "readout", "linear", "activation", "output", "range", "bounded", "(-1, 1)")),
+]

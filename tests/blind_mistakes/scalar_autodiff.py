@@ -65,3 +65,35 @@ MISTAKES = [
             "/ 2 * eps divides by 2 and then multiplies by ε: the parentheses around 2·ε are "
             "missing", ("precedence", "parenthes", "bracket", "group", "multipl")),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+SIGN = ("sign", "negat", "minus", "-1", "+1")
+MISTAKES += [
+    Mistake(A, "scalar_arithmetic", "rsub_operands_reversed",
+            "return as_scalar(other) - self", "return self - as_scalar(other)",
+            "2 - a is other - self: writing self - other computes a - 2, the negative",
+            SWAP + SIGN + ("order", "revers", "self - other", "other - self")),
+    Mistake(A, "scalar_arithmetic", "neg_derivative_plus_one",
+            "return Scalar(-self.value, ((self, -1.0),))",
+            "return Scalar(-self.value, ((self, 1.0),))",
+            "d(-a)/da is -1: the value is negated but the local derivative is left at +1", SIGN),
+    Mistake(A, "scalar_functions", "log_base_ten",
+            "math.log(self.value)", "math.log10(self.value)",
+            "log is the natural logarithm ln x; math.log10 is the logarithm to base 10",
+            ("log10", "base", "natural", "ln", "ln(10)", "ln 10")),
+    Mistake(A, "scalar_backprop", "gradients_not_reset",
+            "    for node in order:\n        node.grad = 0.0\n", "",
+            "a second backward() adds to the gradients the first one left: they must be set "
+            "to 0 first", ("reset", "zero", "previous", "stale", "left over", "accumulat",
+                           "twice", "second call", "again")),
+    Mistake(A, "scalar_backprop", "visited_set_not_checked",
+            "        elif id(node) not in visited:\n", "        else:\n",
+            "without the visited check a node reached twice enters the order twice, and passes "
+            "its gradient on twice", ("visit", "once", "duplicat", "twice", "more than once",
+                                      "diamond", "reused", "shared")),
+    Mistake(A, "numerical_gradient", "forward_difference",
+            "(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x)) / eps",
+            "a forward difference, (f(x+ε) - f(x))/ε, is only first-order accurate: the task "
+            "asks for the central difference", ("forward difference", "central", "one-sided",
+                                                "one sided", "f(x)", "f(x - eps)", "f(x-eps)")),
+]

@@ -56,3 +56,35 @@ MISTAKES = [
             "the loop stops one layer early: the last layer's statistics are missing", OFF_BY_ONE
             + ("shape", "length", "missing")),
 ]
+
+# Round 2 (2026-11-28), written blind as round 1 was.
+MISTAKES += [
+    Mistake(A, "xavier_init", "xavier_uniform_bound_from_the_variance",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))", "a = np.sqrt(2.0 / (fan_in + fan_out))",
+            "U(-a, a) has variance a²/3: the bound is sqrt(6/(fan_in+fan_out)), the 2 belongs "
+            "to the variance", ("6", "a²/3", "a^2/3", "a**2/3", "bound", "uniform", "variance",
+                                "factor", "3")),
+    Mistake(A, "xavier_init", "xavier_uniform_from_zero",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))\n    return rng.uniform(-a, a,",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))\n    return rng.uniform(0, a,",
+            "U(-a, a) is centred on 0: drawing from U(0, a) makes every weight positive",
+            ("-a", "symmetric", "zero mean", "mean", "centred", "centered", "negative",
+             "positive", "lower bound")),
+    Mistake(A, "he_init", "he_normal_factor_two_missing",
+            "np.sqrt(2.0 / fan_in)", "np.sqrt(1.0 / fan_in)",
+            "He's variance is 2/fan_in (ReLU halves it); 1/fan_in is LeCun's", 
+            ("2", "factor", "lecun", "half", "twice", "relu")),
+    Mistake(A, "he_init", "he_uniform_with_xavier_bound",
+            "a = np.sqrt(6.0 / fan_in)", "a = np.sqrt(6.0 / (fan_in + fan_out))",
+            "copy-paste from Xavier: He's bound is sqrt(6/fan_in), without fan_out",
+            FANS + ("xavier", "glorot", "fan_in + fan_out")),
+    Mistake(A, "activation_statistics", "statistics_returned_swapped",
+            "return np.array(means), np.array(stds)", "return np.array(stds), np.array(means)",
+            "the function returns (means, stds): the two arrays are in the wrong order",
+            ("swap", "order", "exchang", "means", "stds", "the other")),
+    Mistake(A, "activation_statistics", "statistics_per_unit",
+            "        means.append(h.mean())\n        stds.append(h.std())",
+            "        means.append(h.mean(axis=0))\n        stds.append(h.std(axis=0))",
+            "the statistics are over all entries of h_l; axis=0 gives one per unit",
+            ("axis", "all entries", "per unit", "per neuron", "each unit", "shape", "flatten")),
+]
