@@ -108,6 +108,18 @@ def full_marks(assignment_id: str) -> dict:
     return {t.id: t.points for t in COURSE.assignment(assignment_id).tasks}
 
 
+def answer_tasks(assignment_id: str) -> set:
+    """The tasks of `assignment_id` that are questions graded automatically: those whose checks
+    call `answers.judge` (autograder/grading/answers.py), read from the checks' source."""
+    path = PACKAGE / "checks" / f"{COURSE.assignment(assignment_id).notebook}.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef) and "answers.judge(" in ast.unparse(node):
+            found |= {d.args[0].value for d in node.decorator_list if isinstance(d, ast.Call)
+                      and ast.unparse(d.func) == "pytest.mark.task"}
+    return found
+
+
 def load_checks(assignment_id: str):
     """The assignment's autograder/checks/<notebook>.py, loaded as a module of its own (named
     nbXX_checks) so that a test can use its references and thresholds. The `task` mark it uses is
@@ -271,14 +283,16 @@ def assert_earns_nothing(result: dict, assignment_id: str, says: str | None = No
         assert cell_errors([e["error"] for e in result["cell_errors"]]), explain(result)
 
 
-def assert_check_cells_pass(run: dict, tasks) -> None:
+def assert_check_cells_pass(run: dict, tasks, answers=()) -> None:
     """Of a run_in_process() `run`: every cell ran, and each task's check cell printed its
-    verdict: passed."""
+    verdict: passed; for a question graded automatically (`answers`), "checked when graded"."""
     assert run["cell errors"] == []
     assert set(run["tasks"]) == set(tasks)
     for task, (error, printed) in run["tasks"].items():
         assert error is None, f"check({task!r}) raised {error!r}"
-        assert re.match(rf"✔ {task}: (all \d+ checks|its 1 check) passed ", printed), printed
+        verdict = (rf"⚠ {task}: 0 of 1 check passed; 1 not checked here \(checked when graded\)"
+                   if task in answers else rf"✔ {task}: (all \d+ checks|its 1 check) passed ")
+        assert re.match(verdict, printed), printed
 
 
 def assert_check_cells_fail_readably(run: dict, tasks, says=(), cell_errors=None) -> None:
@@ -318,7 +332,8 @@ def notebook_tests(assignment_id: str, says: str, chdir: bool = False, like_jupy
                              says, graded_errors)
 
     def test_check_cells_pass_on_the_solution(notebooks, tmp_path, monkeypatch, capsys):
-        assert_check_cells_pass(run(notebooks["solution"], tmp_path, monkeypatch, capsys), tasks)
+        assert_check_cells_pass(run(notebooks["solution"], tmp_path, monkeypatch, capsys), tasks,
+                                answer_tasks(assignment_id))
 
     def test_check_cells_fail_readably_on_the_exercise(notebooks, tmp_path, monkeypatch, capsys):
         assert_check_cells_fail_readably(run(notebooks["exercise"], tmp_path, monkeypatch, capsys),

@@ -169,7 +169,7 @@ def test_summary_counts_pass_rates_missing_students_and_ranks_failures():
     assert tasks["scalar_functions"]["misconceptions"] == []           # FORGED names nothing
     # 04: dmitri did not submit; the students of 01 without a row for 04 have not either
     assert fourth["missing"] == sorted(["dmitri", "cleo", "=2+3", "fay", "gus", "hal"])
-    assert fourth["submitted"] == 3 and sorted(fourth["scores"]) == [0.0, 6.0, 10.0]
+    assert fourth["submitted"] == 3 and sorted(fourth["scores"]) == [0.0, 7.0, 11.0]   # of 11
     assert [(s["student"], s["seconds"]) for s in summary["slowest"][:3]] == [
         ("eve", 120.4), ("ada", 41.0), ("ben", 38.5)]
     assert len(summary["slowest"]) == 8 < classreport.SLOWEST       # every result with a time
@@ -254,3 +254,24 @@ def test_the_report_in_a_real_browser(graded, browser):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "class-report.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+
+
+def test_an_optional_assignment_lists_who_did_not_take_it_apart_from_the_missing(tmp_path):
+    """course.toml's `optional = true` (10): its absent students are "optional, not taken", not
+    missing, in the summary's rows and on the page; a required assignment's stay missing."""
+    assert COURSE.assignment("10_optimisation_beyond_ml").optional and not B.optional
+    toml = (ROOT / "course.toml").read_text(encoding="utf-8").replace(
+        'id = "04_activation_functions"\n', 'id = "04_activation_functions"\noptional = true\n', 1)
+    (tmp_path / "course.toml").write_text(toml, encoding="utf-8")
+    course = load_course(tmp_path / "course.toml")
+    for optional, absent in ((course, "not_taken"), (COURSE, "missing")):
+        summary = classreport.summarize(CLASS, optional)
+        rows = classreport.report_rows(summary)
+        assert sorted(r[3] for r in rows if r[0] == absent and r[1] == B.id) == sorted(
+            ["dmitri", "cleo", "=2+3", "fay", "gus", "hal"])
+        page = classreport.report_html(summary)
+        assert ("Optional, not taken (6)" in page) == (absent == "not_taken"), absent
+    bad = toml.replace("optional = true", 'optional = "yes"', 1)
+    (tmp_path / "course.toml").write_text(bad, encoding="utf-8")
+    with pytest.raises(Exception, match="optional: expected true or false"):
+        load_course(tmp_path / "course.toml")

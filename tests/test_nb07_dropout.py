@@ -45,7 +45,7 @@ class BinomialDropout(dp.Layer):
 @pytest.mark.parametrize("seed", range(8))
 def test_a_correct_layer_written_otherwise_passes_on_hidden_seeds(seed):
     assignment = COURSE.assignment(ASSIGNMENT)
-    submission = LocalSubmission({"MyDropout": BinomialDropout}, assignment)
+    submission = LocalSubmission({"MyDropout": BinomialDropout, "answer_forgot_eval": "b"}, assignment)
     results = run_checks(submission, assignment, seed=1000 + seed, public=False)
     assert {r["id"]: r["points"] for r in results} == FULL, [
         (r["id"], r["message"]) for r in results if r["status"] != "passed"]

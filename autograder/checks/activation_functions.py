@@ -13,6 +13,7 @@ import pytest
 
 import dp
 from autograder import references
+from autograder.grading import answers
 from autograder.grading.checking import misconception, rel_error, shape_located, within
 from dp import Node
 
@@ -351,3 +352,9 @@ def test_tanh_and_relu_gradients_do_not_vanish(submission, metrics):
             f"in nets[{name!r}], layer 1's gradient sum is only {ratio:.2g} times layer 10's; "
             f"at the specified initialisation (Xavier uniform, zero biases) it is more than "
             f"{OTHER_DECAY:g} times: create the networks as DeepNetwork(name), untrained")
+
+
+# -- sigmoid_slope: a question graded automatically (autograder/grading/answers.py) ----------------
+@pytest.mark.task("sigmoid_slope")
+def test_the_largest_slope_of_the_sigmoid(submission, public):
+    answers.judge(submission, public, "answer_sigmoid_slope", ref.sigmoid_slope_answer)

@@ -23,6 +23,7 @@ import pytest
 
 import dp
 from autograder import references
+from autograder.grading import answers
 from autograder.grading.checking import (assert_accuracy, digit_labels, floored_rel_error,
                                          floored_rel_errors, leaf_gradient, misconception,
                                          node_reply, on_parameters, shape_located, within)
@@ -226,3 +227,9 @@ def test_the_figure_shows_every_first_layer_filter(submission, metrics):
                 else "show W[f, 0], the KxK weights of the filter on the digit's one channel")
         raise AssertionError(f"no image of the figure shows filter {f} of net's first Conv layer "
                              f"({len(unmatched)} of {len(filters)} filters are missing): {hint}")
+
+
+# -- receptive_field: a question graded automatically (autograder/grading/answers.py) --------------
+@pytest.mark.task("receptive_field")
+def test_the_receptive_field_after_two_convolutions_and_poolings(submission, public):
+    answers.judge(submission, public, "answer_receptive_field", ref.receptive_field_answer)

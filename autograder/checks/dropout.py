@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from autograder import references
+from autograder.grading import answers
 from autograder.grading.checking import misconception
 
 ref = references.of(__name__)
@@ -249,3 +250,9 @@ def test_model_eval_switches_the_layer_off(submission, rng, public):
         "net.eval() did not set the layer's `training` to False: MyDropout must be a dp.Layer")
     assert np.array_equal(out["value"], x), (
         "in a dp Model switched to evaluation mode with net.eval(), the layer changed its input")
+
+
+# -- forgot_eval: a question graded automatically (autograder/grading/answers.py) ------------------
+@pytest.mark.task("forgot_eval")
+def test_the_test_loss_measured_in_training_mode(submission, public):
+    answers.judge(submission, public, "answer_forgot_eval", ref.forgot_eval_answer, choices="abc")

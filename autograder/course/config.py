@@ -28,7 +28,7 @@ KEYS = {
                "timezone"},
     "limits": set(LIMIT_KEYS),
     "assignment": {"id", "notebook", "title", "task", "question", "forbidden_imports",
-                   "library_answers", "thresholds", "due", "late", *LIMIT_KEYS},
+                   "library_answers", "thresholds", "due", "late", "optional", *LIMIT_KEYS},
     "late": {"penalty_per_day", "max_penalty", "grace_minutes", "hard_deadline_days"},
     "task": {"id", "points", "title"},
     "question": {"id", "points", "title"},
@@ -102,6 +102,7 @@ class Assignment:
     late: LatePolicy | None = None         # None: nothing is late (no policy, or no due date)
     library_answers: tuple = ()            # dp's names for what the students write: flagged
     questions: tuple = ()                  # graded by hand: Question
+    optional: bool = False                 # graded as any other; not submitting it is no gap
 
     @property
     def max_score(self) -> float:
@@ -394,6 +395,9 @@ def load_course(path=None) -> Course:
                 raise CourseError(f"{at}: late: the assignment has no due date, so nothing is "
                                   f"late; add due = ... ({DUE_EXAMPLE}) or remove its late table")
             late_policy = parse_late(table["late"], course_late or {}, f"{at}: late")
+        optional = table.get("optional", False)
+        if not isinstance(optional, bool):
+            raise CourseError(f"{at}.optional: expected true or false, not {optional!r}")
         thresholds = table.get("thresholds", {})
         if not all(isinstance(v, (int, float)) for v in thresholds.values()):
             raise CourseError(f"{at}.thresholds: values must be numbers")
@@ -403,7 +407,7 @@ def load_course(path=None) -> Course:
             limits=_limits(table, defaults, at),
             due=parse_due(table["due"], f"{at}: due", zone) if "due" in table else None,
             late=late_policy if "due" in table else None, library_answers=tuple(answers),
-            questions=tuple(questions)))
+            questions=tuple(questions), optional=optional))
     return Course(name=course.get("name", "course"), public_seed=int(course.get("public_seed", 0)),
                   seed_policy=policy, grading_seed=int(course.get("grading_seed", 0)),
                   assignments=tuple(assignments), path=path, timezone=timezone,

@@ -11,7 +11,8 @@ import dp
 from dp import Model, Node
 
 from .common import figure_data
-from .schema import AXES, AnyShape, Array, Flag, Hint, Items, Number, Optional, Table, TypeName
+from .common import answer  # noqa: F401 - a probe of this notebook
+from .schema import ANSWER, AXES, AnyShape, Array, Flag, Hint, Items, Number, Optional, Table, TypeName
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
 
@@ -107,6 +108,7 @@ def networks(ns):
 MANY = 10_000_000     # elements of a network's weights or of the plot's batch
 
 REPLIES = {
+    "answer": lambda variable: ANSWER,
     "parameters": lambda activation: Table(Items(Number(integer=True), max_len=8)),
     "forward": lambda activation, params, x: AnyShape(x),
     "bce": lambda p, y: {"value": AnyShape(p), "is_node": Flag(), "type": Hint(TypeName()),

@@ -13,9 +13,10 @@ import numpy as np
 import dp
 from dp import Node
 
+from .common import answer  # noqa: F401 - a probe of this notebook
 from .dp_common import array as _array, model as _model, network as _network, op_reply as _op_reply
 from .dp_common import value_and_gradients as _value_and_gradients
-from .schema import AnyShape, Array, Either, Items, Number, Plain, Text, TypeName
+from .schema import ANSWER, AnyShape, Array, Either, Items, Number, Plain, Text, TypeName
 
 IMAGE = (1, 28, 28)              # (C, H, W) of a digit
 OUTPUTS = 10
@@ -169,6 +170,7 @@ LAYER = Either({"kind": "conv", "W": Array((None,) * 4, max_size=MAX_WEIGHTS),
                 "b": _ROW})
 
 REPLIES = {
+    "answer": lambda variable: ANSWER,
     "conv2d": lambda x, w, b, stride, padding, g: _op_reply(g, x, w, b),
     "maxpool2d": lambda x, size, stride, g: _op_reply(g, x),
     "predict": lambda images: Plain(AnyShape(range(len(images)))),

@@ -133,3 +133,6 @@ LINE = {"label": Text(500), "x": Array((None,), finite=False, max_size=100_000),
         "y": Array((None,), finite=False, max_size=100_000)}
 AXES = Items({"title": Text(500), "xlabel": Text(500), "ylabel": Text(500), "xscale": Text(50),
               "yscale": Text(50), "lines": Items(LINE, max_len=100)}, max_len=100)
+
+# what answer() (probes/common.py) returns: an answer to a question graded automatically
+ANSWER = {"value": Either(None, Text(200), Number(finite=False)), "type": Hint(TypeName())}

@@ -166,3 +166,10 @@ def sums_means(activation, params, x, y):
 def sums_with_biases(activation, params, x, y):
     return np.array([np.abs(gw).sum() + np.abs(gb).sum()
                      for gw, gb in _gradients(activation, params, x, y)])
+
+
+# -- keys of the questions graded automatically (autograder/grading/answers.py) ---------------------
+def sigmoid_slope_answer() -> dict:
+    """The largest value of sigma'(z) = sigma(z) (1 - sigma(z)): 1/4, at z = 0."""
+    return {"value": 0.25, "tolerance": 1e-3,
+            "hint": "sigma'(z) = sigma(z) (1 - sigma(z)) is largest where sigma(z) = 1/2, at z = 0"}

@@ -163,3 +163,14 @@ def _scores(layers, images) -> np.ndarray:
             elif kind == "dense":
                 h = ACTIVATIONS[layer["activation"]](h @ layer["W"] + layer["b"])
         return np.where(np.isnan(h), -np.inf, h)
+
+
+# -- keys of the questions graded automatically (autograder/grading/answers.py) ---------------------
+def receptive_field_answer() -> dict:
+    """The side, in pixels, of what one output sees after conv 3x3, max-pool 2, conv 3x3,
+    max-pool 2 (stride 1 in the convolutions): 3; the pooling adds one output 1 pixel away, 4,
+    and its outputs are 2 apart; the second conv spans 3 of them, 4 + 2 * 2 = 8; the second
+    pooling adds one 2 pixels away: 10."""
+    return {"value": 10, "tolerance": 0.5,
+            "hint": "follow the distance between neighbouring outputs on the image: each layer adds "
+                    "(its window - 1) times that distance, and each pooling doubles the distance"}

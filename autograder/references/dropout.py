@@ -41,3 +41,14 @@ def kept_times_keep_probability(p):
                                    "1 - p: p is the probability to drop a unit")
 def p_is_the_keep_probability(p):
     return 1 - p
+
+
+# -- keys of the questions graded automatically (autograder/grading/answers.py) ---------------------
+def forgot_eval_answer() -> dict:
+    """The test loss measured in training mode: higher (b), the predictions of random thinned
+    networks, whose noise adds to the squared error."""
+    return {"right": "b", "why": {
+        "a": "the mean of each unit is preserved, but the squared error of a noisy prediction is "
+             "its bias squared plus its variance: the noise of the random masks adds to the loss",
+        "c": "dropout regularises the training; at test time its random masks only add noise "
+             "to the predictions, and so to their squared error"}}

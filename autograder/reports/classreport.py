@@ -117,6 +117,7 @@ def summarize(results: list, course) -> dict:
         scores = [r["score"] for r in submitted]
         assignments.append({
             "id": assignment.id, "title": assignment.title, "max_score": assignment.max_score,
+            "optional": assignment.optional,
             "time_limit": assignment.limits.time_limit,
             "scores": scores, "submitted": len(submitted),
             "mean": statistics.fmean(scores) if scores else None,
@@ -211,11 +212,11 @@ def _assignment_html(a, e) -> str:     # `e`: escape a text, and mark a name (re
     mean = "–" if a["mean"] is None else f"{a['mean']:.3g}"
     median = "–" if a["median"] is None else f"{a['median']:g}"
     return f"""<section class="assignment" id="{e(a['id'])}">
-<h2>{e(a['id'])} — {e(a['title'])}</h2>
+<h2>{e(a['id'])} — {e(a['title'])}{" (optional)" if a["optional"] else ""}</h2>
 <div class="overview"><img class="histogram" alt="score distribution of {e(a['id'])}"
  src="data:image/png;base64,{base64.b64encode(png).decode()}">
 <p>{a['submitted']} submitted, mean <b>{mean}</b>, median <b>{median}</b> of {a['max_score']:g}.{by_hand}<br>
-<span class="missing">Not submitted ({len(a['missing'])}): {missing}</span></p></div>
+<span class="missing">{"Optional, not taken" if a["optional"] else "Not submitted"} ({len(a['missing'])}): {missing}</span></p></div>
 {f"<p>Submitted but not graded:</p><ul class='not-graded'>{errors}</ul>" if errors else ""}
 <table class="tasks"><thead><tr><th>task</th><th>pass rate</th><th>passed</th>
 <th>most common failure messages</th><th>known mistakes named</th></tr></thead><tbody>{rows}</tbody></table>
@@ -282,7 +283,7 @@ assignment's time limit.</p>
 def report_rows(summary: dict) -> list:
     """The report's numbers and messages, one a row: (section, assignment, task, student, item,
     value). Sections: score, histogram, task, failure, misconception, question (graded by
-    hand), missing, not_graded, slowest, flag."""
+    hand), missing (not_taken for an optional assignment), not_graded, slowest, flag."""
     rows = []
     for a in summary["assignments"]:
         aid = a["id"]
@@ -298,7 +299,9 @@ def report_rows(summary: dict) -> list:
                      for m in t["misconceptions"]]
         for q in a["questions"]:
             rows += [("question", aid, q["id"], "", item, q[item]) for item in ("max_points", "to_grade")]
-        rows += [("missing", aid, "", s, "not submitted", "") for s in a["missing"]]
+        rows += [("not_taken" if a["optional"] else "missing", aid, "", s,
+                  "optional, not submitted" if a["optional"] else "not submitted", "")
+                 for s in a["missing"]]
         rows += [("not_graded", aid, "", s, m, "") for s, m in a["not_graded"]]
     rows += [("slowest", s["assignment"], "", s["student"], "seconds", s["seconds"])
              for s in summary["slowest"]]

@@ -34,6 +34,9 @@
 # | `matrix_sums` | `reduce_sum`: `x.sum()`, `x.sum(axis=0)`, `x.sum(axis=1)` | 2 |
 # | `softmax_log` | `softmax` (numerically stable) and `log` | 2 |
 #
+# Three questions ask you to explain or derive, in a few sentences each, in the cell under each
+# question; they are graded by hand (5 points), not by `check`.
+#
 # Each part ends with a `check("...")` cell. It runs the grader's checks on your code, on small
 # matrices. The grader later uses other shapes, so your code must work for any shape. The
 # checks do not start backprop from the loss $L = \sum \mathrm{out}$ (an upstream gradient of
@@ -397,7 +400,6 @@ check("softmax_log")
 # $X$ is $(n, 2)$, $W$ is $(2, 3)$, and the bias row $b$ $(1, 3)$ is broadcast over the $n$
 # examples. Its loss is the mean cross-entropy $L = -\frac{1}{n} \sum Y \odot \log P$, with the
 # one-hot labels $Y$. Each step of gradient descent moves $W$ and $b$ against their gradients.
-# The bias gets $\sum_i$ over the examples of its share: that is `unbroadcast` at work.
 # Once your operations pass their checks, the decision regions should separate the clusters.
 
 # %%
@@ -433,6 +435,57 @@ right.set_ylabel("mean cross-entropy")
 right.set_title("training loss")
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# ## Questions
+#
+# **Question 1 (2 points).** The bias row $b$, of shape $(1, 3)$, is broadcast over the $n = 300$
+# examples. Why is its gradient the **sum** over the examples of the rows of the upstream
+# gradient, and not their mean, nor one of them? Relate it to a node used several times in
+# notebook 01.
+
+# %% [markdown] answer="broadcast_gradient_sum"
+# **Model answer.** Broadcasting uses the same entry $b_j$ in every row: $Z_{ij} = (XW)_{ij} +
+# b_j$ for $i = 1, \dots, n$. It is a node with $n$ consumers, and as in notebook 01 the chain
+# rule adds the shares of all its uses: $\partial L / \partial b_j = \sum_i \partial L /
+# \partial Z_{ij}$. The mean would be the gradient divided by $n$ (a step $n$ times too small,
+# not the derivative of $L$); a single row would keep only one example's share. The sum also
+# brings the gradient back to $b$'s shape $(1, 3)$, which the update `b.value -= ...` needs.
+#
+# **Rubric (2 points).**
+# - 1 point: $b_j$ is used once per example, and the shares of all uses add up (the chain rule
+#   over several paths, as for a reused node).
+# - 1 point: the mean or one row is not $\partial L / \partial b$ (a factor $n$, or missing
+#   shares); the sum gives $b$'s shape.
+
+# %% [markdown]
+# **Question 2 (2 points).** Derive from $\partial L / \partial z_k = s_k \bigl(g_k - \sum_i g_i
+# s_i\bigr)$ that the gradient of the softmax sums to zero along each row, whatever the upstream
+# gradient $g$. What property of the softmax, used in part 4 for stability, does this reflect?
+
+# %% [markdown] answer="softmax_gradient_zero_sum"
+# **Model answer.** $\sum_k s_k \bigl(g_k - \sum_i g_i s_i\bigr) = \sum_k s_k g_k - \bigl(\sum_k
+# s_k\bigr) \sum_i g_i s_i = 0$, since the probabilities of a row sum to 1. It reflects the
+# invariance $\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$ used to subtract the maximum:
+# moving every logit of a row by the same $c$ changes nothing, so the derivative of $L$ in the
+# direction $(1, \dots, 1)$ is 0, and that derivative is the sum of the gradient's entries.
+#
+# **Rubric (2 points).** 1 point for the derivation ($\sum_k s_k = 1$ makes the two terms
+# cancel); 1 point for the link to the invariance under adding a constant to a row.
+
+# %% [markdown]
+# **Question 3 (1 point).** The classifier computes $\log P$ as `softmax()` then `log()`. What
+# does that give for the first entry of the logits $z = (0, 1000)$, what should it be, and why?
+
+# %% [markdown] answer="log_of_softmax"
+# **Model answer.** The softmax of $(0, 1000)$ is $(e^{-1000}, 1)$ in exact arithmetic, but
+# $e^{-1000}$ underflows to 0 in float64, so `log` gives $-\infty$ (and its gradient $G / 0$ is
+# infinite), where $\log s_1 = z_1 - \max z - \log \sum_j e^{z_j - \max z} = -1000$. A
+# `log_softmax` computed in that form stays finite; that is why `dp` has one, and why its
+# cross-entropy takes logits.
+#
+# **Rubric (1 point).** $-\infty$ (or a warning of log of 0) from the underflow of $e^{-1000}$,
+# against $-1000$; ½ point each.
 
 # %% [markdown]
 # ## References

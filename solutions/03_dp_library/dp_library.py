@@ -37,6 +37,9 @@
 # | `model_layers` | `Layer`; `Model`'s layer factories, `get_grad`, `get_param`, `set_param` | 4 |
 # | `training_loop` | `train(net, x, y)`: gradient descent that fits a toy regression problem | 3 |
 #
+# Two questions ask you to explain or derive, in a few sentences each, in the cell under each
+# question; they are graded by hand (4 points), not by `check`.
+#
 # The three parts are graded apart. The grader checks your `Model` with a correct `grad`, and
 # your `train` with a model of its own, so that a mistake in one part costs only that part's
 # points. `dp` and other autodiff libraries cannot be imported here.
@@ -250,8 +253,7 @@ check("named_leaves")
 # named leaves. Following the library, a layer called `"h1"` names them **`"h1_W"`** and
 # **`"h1_b"`**. The grader sets and reads the parameters by these names.
 #
-# **Initialisation.** If every weight started equal, all units of a layer would compute the
-# same thing and receive the same gradient forever. So draw $W$ at random:
+# **Initialisation.** Draw $W$ at random (question 1 at the end asks why not all equal):
 # $W_{ij} \sim \mathcal{N}(0, 2 / n_\text{in})$ for a ReLU layer (He initialisation) and
 # $\mathcal{N}(0, 1 / n_\text{in})$ for a linear one. Notebook 05 explains these variances.
 # The bias starts at zero. Use the generator `init_rng` below.
@@ -408,8 +410,7 @@ check("model_layers")
 # $x \in [-1, 1]$, and $y$ a sine wave with an offset. It generates new data and its own
 # initial parameters. After training, it computes the mean squared error of the parameters
 # your loop leaves in the model, and you pass with **at most 0.05**. The learning rate is
-# yours to choose: too small and the loss barely moves in the given steps; too large and it
-# blows up. The plot below compares a few.
+# yours to choose; the plot below compares a few (question 2 asks what it shows).
 
 # %%
 def train(net: Model, x: np.ndarray, y: np.ndarray, steps: int = 1000, lr: float = 0.05) -> list:
@@ -459,6 +460,50 @@ plt.show()
 
 # %%
 check("training_loop")
+
+# %% [markdown]
+# ## Questions
+#
+# **Question 1 (2 points).** Suppose every weight of the network started at the same value $c$, and
+# every bias at 0. Show that after any number of steps of gradient descent all units of that
+# layer still compute the same function of the input. What in your `Layer` rules this out?
+
+# %% [markdown] answer="symmetric_start"
+# **Model answer.** With equal weights, every unit $j$ of the layer computes the same
+# $h_j = \mathrm{act}(\sum_i x_i c + 0)$, and since the next layer's weights are equal too, each
+# unit's output meets the same weight downstream: $\partial L / \partial h_j$ is the same for
+# every $j$, and so is the gradient of every unit's column of $W$ and its bias. One step changes
+# all columns by the same amount, so they stay equal: by induction, after any number of steps
+# the units are copies of each other, and the layer is as good as one unit. Drawing $W$ at
+# random (`init_rng.normal`) makes the units differ from the start; the gradient then differs
+# per unit too.
+#
+# **Rubric (2 points).**
+# - 1 point: equal weights give equal outputs and equal gradients per unit, so equal updates
+#   (the symmetry is kept by every step).
+# - 1 point: the random initial weights break the symmetry.
+
+# %% [markdown]
+# **Question 2 (2 points).** Print the loss of `lr = 0.001` after 1,000 steps and that of
+# `lr = 0.01` after 100 steps (`curves[lr][step]`). Why are they so close? Then try `lr = 0.5`
+# and `lr = 1`: what happens, and why does a large enough learning rate make gradient descent
+# fail?
+
+# %% [markdown] answer="learning_rate_time"
+# **Model answer.** Both are about 0.39 (0.386 and 0.389). With small steps, gradient descent
+# follows the continuous gradient flow $d\theta / dt = -\nabla L(\theta)$, and where it gets to
+# depends on the product $\text{lr} \times \text{steps}$, the "time" travelled: $0.001 \times
+# 1000 = 0.01 \times 100 = 1$. A step is only a good approximation while the gradient changes
+# little over it: once lr is larger than about $2 / \lambda_\text{max}$ ($\lambda_\text{max}$
+# the largest curvature of the loss), each step overshoots the valley and lands higher than it
+# started. `lr = 1` blows up (a loss near $3.5 \times 10^4$); `lr = 0.5` stops at 0.75 after a
+# few steps (the overshoot kills ReLU units, whose gradient is then 0).
+#
+# **Rubric (2 points).**
+# - 1 point: the losses match because the distance travelled depends on lr × steps (a small
+#   step follows the gradient flow).
+# - 1 point: a too large step overshoots the curvature of the loss, so the loss grows or gets
+#   stuck (the values observed).
 
 # %% [markdown]
 # ## References

@@ -26,6 +26,10 @@
 # | `bce_loss` | `bce_loss(p, y)`: binary cross-entropy with `dp` operations | 2 |
 # | `gradient_sums` | `gradient_sums(net, x, y)`: $\sum \lvert\partial L / \partial W^{(l)}\rvert$ for each layer | 2 |
 # | `vanishing_plot` | the plot of those sums per layer for sigmoid, tanh and ReLU | 4 |
+# | `sigmoid_slope` | question 1: a number, in `answer_sigmoid_slope` | 1 |
+#
+# Questions 2 and 3, at the end, ask you to explain what your plot shows, in a few sentences each,
+# in the cell under each question; they are graded by hand (3 points), not by `check`.
 #
 # Each task ends with a `check("...")` cell that runs the grader's checks on your code (with
 # other inputs than the ones the grader uses later). Training a network at the end is not graded.
@@ -334,21 +338,62 @@ plt.legend()
 plt.show()
 
 # %% [markdown]
-# ## Discussion
+# ## Questions
 #
-# * In the plot, the sigmoid network's gradient shrinks by a factor of about 4 per layer on its
-#   way to the input: its first layer receives about $10^{-5}$ to $10^{-6}$ of what its last
-#   layer receives, as the bound $(1/4)^9$ predicts. With one learning rate for all layers, the
-#   first layers of the sigmoid network practically do not learn; as long as they do not, the
-#   layers after them see almost the same input for every example, and the loss stays at
-#   $\log 2$, the loss of a coin toss. With tanh and ReLU, the sums of all ten layers stay within
-#   a factor of about 20 of each other, and both networks learn to separate the moons.
-# * Why is the *output* layer's sum smaller than that of layer 9, and layer 1's smaller than
-#   layer 2's, for every activation? Count the entries: $W^{(1)}$ has 40, $W^{(2)}, \dots, W^{(9)}$
-#   have 400 each, $W^{(10)}$ has 20.
-# * Things to try: train the sigmoid network with `dp.Adam`, which scales each parameter's step
-#   by the size of its own recent gradients: does it learn now, and why? Use 5 or 20 layers
-#   instead of 10. Notebook 05 continues with the other half of the story: initialisation.
+# **Question 1 (1 point, graded automatically).** Backpropagation through one sigmoid layer
+# multiplies the gradient by $\sigma'(z) = \sigma(z)\,(1 - \sigma(z))$ (and by the weights).
+# What is the **largest** value $\sigma'(z)$ can take, over all $z$? Give it as a number in
+# `answer_sigmoid_slope`; `check` tells you whether it is a number, grading whether it is right.
+
+# %%
+# answer_sigmoid_slope = ...   (a number)
+### BEGIN SOLUTION
+answer_sigmoid_slope = 0.25
+### END SOLUTION
+
+# %%
+check("sigmoid_slope")
+
+# %% [markdown]
+# **Question 2 (2 points).** Read the sigmoid line of your plot of part 4: by how many orders of
+# magnitude does $\sum |\partial L / \partial W^{(l)}|$ fall from the last layer to the first,
+# and how does that compare with what question 1's bound predicts over nine sigmoid layers?
+# What does it mean for the first layers when all layers are trained with one learning rate, and
+# how does it show in the loss curves of part 5?
+
+# %% [markdown] answer="sigmoid_vanishing"
+# **Model answer.** The sigmoid network's gradient shrinks by a factor of about 4 per layer on
+# its way to the input: its first layer receives about $10^{-5}$ to $10^{-6}$ of what its last
+# layer receives, as the bound $(1/4)^9 \approx 4 \times 10^{-6}$ predicts (the weights of a
+# sensible initialisation do not make up for it). With one learning rate for all layers, the
+# first layers of the sigmoid network practically do not learn; as long as they do not, the
+# layers after them see almost the same input for every example, and the loss stays at
+# $\log 2$, the loss of a coin toss. With tanh and ReLU, the sums of all ten layers stay within
+# a factor of about 20 of each other, and both networks learn to separate the moons.
+#
+# **Rubric (2 points).**
+# - 1 point: five to six orders of magnitude, consistent with $(1/4)^9$ (a factor of about 4
+#   per layer).
+# - 1 point: the first layers barely change, so the sigmoid loss stays near $\log 2$ (guessing)
+#   while tanh and ReLU learn.
+
+# %% [markdown]
+# **Question 3 (1 point).** For **every** activation, the output layer's sum is smaller than
+# layer 9's, and layer 1's smaller than layer 2's, though the gradient does not vanish there.
+# Why?
+
+# %% [markdown] answer="layer_sizes"
+# **Model answer.** The sums add up entries, and the layers have different numbers of them:
+# $W^{(1)}$ has $2 \times 20 = 40$, $W^{(2)}, \dots, W^{(9)}$ have $20 \times 20 = 400$ each,
+# $W^{(10)}$ has $20$. A sum over 20 or 40 entries is smaller than one over 400 entries of the
+# same size.
+#
+# **Rubric (1 point).** The number of entries per layer (40, 400, 20) named as the cause.
+
+# %% [markdown]
+# Things to try: train the sigmoid network with `dp.Adam`, which scales each parameter's step
+# by the size of its own recent gradients: does it learn now, and why? Use 5 or 20 layers
+# instead of 10. Notebook 05 continues with the other half of the story: initialisation.
 
 # %% [markdown]
 # ## References

@@ -25,6 +25,9 @@
 # | `he_init` | `he_uniform` and `he_normal` | 3 |
 # | `activation_statistics` | `activation_statistics(weights, activation, x)`, and the plot of the per-layer standard deviations | 4 |
 #
+# Two questions ask you to explain or derive, in a few sentences each, in the cell under each
+# question; they are graded by hand (4 points), not by `check`.
+#
 # Each task ends with a `check("...")` cell that runs the grader's checks on your code (with
 # other sizes and seeds than the ones the grader uses later).
 
@@ -277,28 +280,59 @@ ax_grad.legend()
 plt.show()
 
 # %% [markdown]
-# ## Discussion
+# ## Questions
 #
-# * **std 0.01**: each layer multiplies the standard deviation by about
-#   $\sqrt{100} \cdot 0.01 = 0.1$ (tanh) or $0.1 / \sqrt 2$ (ReLU): after ten layers nothing is
-#   left of the input, and the gradients of the first layers vanish with it.
-# * **std 1**: each layer multiplies the second moment by $n_\text{in} = 100$. The tanh units
-#   saturate at $\pm 1$ (a standard deviation close to 1 in every layer, and derivatives close to
-#   0); the ReLU activations grow by $\sqrt{50} \approx 7$ per layer, to about $10^8$.
-# * **xavier** keeps tanh in its useful range, with a slow decline, because $\tanh$ is a little
-#   flatter than the identity. With ReLU, half of the second moment is lost in every layer: the
-#   standard deviation shrinks by $1/\sqrt 2$ per layer.
-# * **he** makes up for exactly that factor: the ReLU activations keep their scale through all ten
-#   layers. That is why `dp` initialises a `ReLU_Layer` with `he_normal` and every other layer
-#   with `xavier_uniform`.
-# * In the gradient plot the lines are almost flat: $\partial L / \partial W^{(l)} =
-#   h^{(l-1)\top} \delta^{(l)}$, and with square layers what the forward signal $h^{(l-1)}$ loses
-#   on its way up, the backward signal $\delta^{(l)}$ loses on its way down. But their *levels*
-#   differ by 18 orders of magnitude: about $10^{9}$ for std 1, $10^{-9}$ for std 0.01, and
-#   Xavier's are $2^{-9/2} \approx 1/22$ of He's, the factor that the forward pass lost over nine
-#   layers. A learning rate that suits one of these networks is useless for the others.
-# * Things to try: 50 layers instead of 10; `he_normal` with tanh; a width of 10 instead of 100
-#   (how well does the "sum of many independent terms" argument hold?).
+# **Question 1 (2 points).** *Predict* from section 1, then read your plot of part 3: by what
+# factor does the standard deviation of the **ReLU** activations change per layer with
+# $N(0, 0.01^2)$, with Xavier and with He (layers of 100 units)? And why do the **tanh**
+# activations of $N(0, 1)$ keep a standard deviation close to 1 in every layer, yet make a
+# network that cannot learn?
+
+# %% [markdown] answer="std_per_layer"
+# **Model answer.** A ReLU layer multiplies the second moment by $n_\text{in} \operatorname{Var}(W)
+# / 2$, so the standard deviation by $\sqrt{n_\text{in} \operatorname{Var}(W) / 2}$:
+# * **std 0.01**: $\sqrt{100} \cdot 0.01 / \sqrt 2 = 0.1 / \sqrt 2 \approx 0.07$ per layer
+#   (0.1 with tanh): after ten layers nothing is left of the input, and the gradients of the
+#   first layers vanish with it;
+# * **xavier** ($\operatorname{Var}(W) \approx 1/100$ here): half of the second moment is lost in
+#   every layer, the standard deviation shrinks by $1/\sqrt 2 \approx 0.71$ per layer;
+# * **he** makes up for exactly that factor: 1, the activations keep their scale through all ten
+#   layers. That is why `dp` initialises a `ReLU_Layer` with `he_normal`.
+#
+# With std 1 each layer multiplies the second moment by $n_\text{in} = 100$: the tanh units
+# saturate at $\pm 1$, so their standard deviation is close to 1, but their derivatives
+# $1 - \tanh^2$ are close to 0, and no gradient gets through (the ReLU activations grow by
+# $\sqrt{50} \approx 7$ per layer, to about $10^8$).
+#
+# **Rubric (2 points).**
+# - 1 point: the three factors (about 0.07, 0.71, 1), from $\sqrt{n \operatorname{Var}(W)/2}$
+#   or read off the plot.
+# - 1 point: tanh saturates at $\pm 1$, where its derivative is about 0.
+
+# %% [markdown]
+# **Question 2 (2 points).** In part 4's plot the lines are almost flat, but at very different
+# levels. Why are they flat, although the forward signal shrinks or grows from layer to layer?
+# (Hint: $\partial L / \partial W^{(l)} = h^{(l-1)\top} \delta^{(l)}$.) What do the different
+# levels mean for the learning rate?
+
+# %% [markdown] answer="gradient_levels"
+# **Model answer.** $\partial L / \partial W^{(l)} = h^{(l-1)\top} \delta^{(l)}$: with square
+# layers, what the forward signal $h^{(l-1)}$ loses (or gains) on its way up, the backward signal
+# $\delta^{(l)}$ loses (or gains) on its way down, by the same factor per layer, so their product
+# is about the same in every layer. But the levels differ by 18 orders of magnitude: about
+# $10^{9}$ for std 1, $10^{-9}$ for std 0.01, and Xavier's are $2^{-9/2} \approx 1/22$ of He's,
+# the factor that the forward pass lost over nine layers. A learning rate that suits one of these
+# networks is useless for the others: it explodes one, and does not move another.
+#
+# **Rubric (2 points).**
+# - 1 point: forward and backward signals change by the same factor per layer and the product
+#   cancels it.
+# - 1 point: the levels differ by orders of magnitude, so no one learning rate suits every
+#   initialisation.
+
+# %% [markdown]
+# Things to try: 50 layers instead of 10; `he_normal` with tanh; a width of 10 instead of 100
+# (how well does the "sum of many independent terms" argument hold?).
 
 # %% [markdown]
 # ## References

@@ -27,6 +27,10 @@
 # | `dropout_forward` | `MyDropout.scale_mask` and the training forward pass: inverted dropout | 3 |
 # | `dropout_backward` | the backward pass: the gradient masked and scaled like the output | 3 |
 # | `dropout_eval` | evaluation mode: the identity | 2 |
+# | `forgot_eval` | question 2: a choice, in `answer_forgot_eval` | 1 |
+#
+# Question 1, in part 5, asks you to predict and then explain an experiment, in a few sentences;
+# it is graded by hand (2 points), not by `check`.
 #
 # Each task has a `check("...")` cell that runs the grader's checks on your code (the grader later
 # uses other inputs). The experiment at the end is not graded.
@@ -190,15 +194,18 @@ drop.training = True
 check("dropout_eval")
 
 # %% [markdown]
-# ## 5. Dropout against overfitting (not graded)
+# ## 5. Dropout against overfitting (the run is not graded; its questions are)
 #
 # A regression task with far more parameters than data: 50 training examples with 10 features,
 # targets $y = \tanh(2\, x \cdot w) + \text{noise}$ with noise of standard deviation 0.3, and a
-# network 10 → 128 → 128 → 1 with 18,000 weights. Without dropout it drives its training loss
-# to zero, fitting the noise, and its test loss stays high; with dropout ($p = 0.5$ after each
-# hidden layer) the training loss stays near the noise level (the dotted line, $0.3^2$) and the
-# test loss is lower. Both losses are measured in evaluation mode, every 25 Adam steps. It takes
-# a few seconds.
+# network 10 → 128 → 128 → 1 with 18,000 weights, trained without dropout and with dropout
+# ($p = 0.5$ after each hidden layer). Both losses are measured in evaluation mode, every 25 Adam
+# steps; the dotted line is the noise level $0.3^2$. It takes a few seconds.
+#
+# **Question 1 (2 points).** *Before you run the cell*, write down your prediction: for each
+# network, does its training loss end above or below the dotted line, and which network ends
+# with the lower test loss? Then run it, and explain what you see: how can a training loss fall
+# below the noise level, and why is that bad news for the test loss? Answer below the plot.
 
 # %%
 data_rng = np.random.default_rng(0)
@@ -266,16 +273,47 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ## Discussion
+# **Your answer to question 1**: your prediction, what the plot shows, and why.
+
+# %% [markdown] answer="dropout_overfitting"
+# **Model answer.** Without dropout, the training loss falls far below the noise level
+# $0.3^2 = 0.09$: no function of $x$ can predict the noise, so a loss below 0.09 means the
+# network has memorised the noise of its 50 examples, which does not help on new data: its test
+# loss stays high. With dropout, training is noisier and slower, the training loss stays near the
+# noise level, but the test loss is lower: the gap between training and test loss, the
+# signature of overfitting, is much smaller. (A prediction that turned out wrong, compared
+# honestly with the plot, earns the same points.)
 #
-# * Without dropout, the training loss falls far below the noise level $0.3^2 = 0.09$: the
-#   network has memorised the noise of its 50 examples, which does not help on new data.
-# * With dropout, training is noisier and slower, and the training loss stays near the noise
-#   level, but the test loss is lower: the gap between training and test loss, the signature of
-#   overfitting, is much smaller.
-# * Things to try: other values of $p$ (0.1, 0.8); 500 training examples instead of 50; dropout
-#   on the inputs as well. What happens to the *test* loss if you forget `net.eval()` when
-#   measuring it?
+# **Rubric (2 points).**
+# - 1 point: the training loss without dropout below the noise level is memorised noise
+#   (overfitting), and the test loss is higher for it.
+# - 1 point: with dropout, the training loss stays near the noise level and the gap to the test
+#   loss is much smaller.
+
+# %% [markdown]
+# **Question 2 (1 point, graded automatically).** You measure the test loss of the dropout
+# network but forget `net.eval()`, so the layers still drop units. Compared with the test loss in
+# evaluation mode, the loss you measure is
+#
+# - (a) the same on average: inverted dropout preserves the expectation of every unit;
+# - (b) higher: each prediction is that of a random thinned network, and the noise adds to the
+#   squared error;
+# - (c) lower: dropout regularises the network.
+#
+# Set `answer_forgot_eval` to `"a"`, `"b"` or `"c"`. (Try it afterwards.)
+
+# %%
+# answer_forgot_eval = ...   ("a", "b" or "c")
+### BEGIN SOLUTION
+answer_forgot_eval = "b"
+### END SOLUTION
+
+# %%
+check("forgot_eval")
+
+# %% [markdown]
+# Things to try: other values of $p$ (0.1, 0.8); 500 training examples instead of 50; dropout
+# on the inputs as well.
 
 # %% [markdown]
 # ## References

@@ -11,6 +11,10 @@
 # %% [markdown]
 # # 10 — Optimisation beyond machine learning: a hanging rope and a boundary-value problem
 #
+# *This notebook is optional.* It leaves the thread of neural networks for a week and is harder
+# than 09 (fourth-order stencils, Gauss–Newton). It is graded and fed back like the others; not
+# handing it in is not a missing assignment (your course says whether it counts as a bonus).
+#
 # Nothing in `dp` knows about neural networks. It differentiates any scalar built from its
 # operations, and gradient descent then minimises that scalar, whatever it means. Physics is full
 # of such scalars. A system at rest sits at a minimum of its potential energy, so a shape can be
@@ -33,6 +37,9 @@
 # | `catenary_shape` | `descend(loss, z0, lr, steps)`: gradient descent, which finds the catenary | 2 |
 # | `ode_residual` | `derivative_matrices(n, dt)` and `ode_residual(y, t1)`: 4th-order finite differences | 3 |
 # | `ode_solution` | `jacobian(f, z)` and `gauss_newton(residual, z0, steps)` | 2 |
+#
+# Two questions ask you to explain or derive, in a few sentences each, in the cell under each
+# question; they are graded by hand (4 points), not by `check`.
 #
 # Each task has a `check("...")` cell that runs the grader's checks on your code. The grader later
 # uses other inputs. The grader runs your optimisers on its own losses, so a mistake in a loss
@@ -194,29 +201,32 @@ show_rope(y_rope, rope_losses)
 # %% [markdown]
 # ### The rope does not have length 1.1
 #
-# The rope's length is about $1.507$, not $L_0 = 1.1$. Nothing is wrong: the penalty
-# $(L - L_0)^2$ is **soft**. If the rope stretches, more of it hangs low and $E$ falls. The
-# minimum of $\ell$ is where a little more stretching costs as much penalty as it saves energy.
-# At that point
+# The rope's length is about $1.507$, not $L_0 = 1.1$.
 #
-# $$\nabla E + 2 (L - L_0)\, \nabla L = 0 .$$
+# **Question 1 (2 points).** Why is this not a bug? Say what the minimum of $\ell$ balances, and
+# what the rope's shape and length then are. How would you make the rope really 1.1 long, and
+# at what price for gradient descent?
+
+# %% [markdown] answer="rope_length"
+# **Model answer.** The penalty $(L - L_0)^2$ is **soft**. If the rope stretches, more of it
+# hangs low and $E$ falls. The minimum of $\ell$ is where a little more stretching costs as much
+# penalty as it saves energy: $\nabla E + 2 (L - L_0)\, \nabla L = 0$. This is the condition for
+# a rope of length $L$ at rest under a tension $\lambda = 2(L - L_0)$, the Lagrange multiplier of
+# its length. Its solution is a catenary, $y = a \cosh\frac{x - b}{a} + c$, with $b = \tfrac12$
+# by symmetry and $c = -\lambda$. Such a curve exists for any length, so the penalty picks one:
+# here $L \approx 1.507$, where $a \cosh(1 / 2a) = 2(L - L_0)$.
 #
-# This is the condition for a rope of length $L$ at rest under a tension $\lambda = 2(L - L_0)$,
-# the Lagrange multiplier of its length. Its solution is a catenary, the hyperbolic cosine
+# To make it really 1.1 long: weight the penalty, $\mu (L - L_0)^2$, so that $L \to L_0$ as
+# $\mu \to \infty$, at the price of a stiffer problem: the largest stable step shrinks like
+# $1 / \mu$ ($\mu = 10$: 1.140 long; $\mu = 100$: 1.104). Or use the method of multipliers,
+# which updates $\lambda$ between descents. The catenary of length exactly 1.1 has $a = 0.6550$
+# and sags by 0.2003.
 #
-# $$y = a \cosh\frac{x - b}{a} + c,$$
-#
-# with $b = \tfrac12$ by symmetry and $c = -\lambda$. Such a curve exists for any length, so the
-# penalty picks one of them: here $L \approx 1.507$, where $a \cosh(1 / 2a) = 2(L - L_0)$. In
-# Part 2 we fit this curve to the rope with an optimiser that you write there.
-#
-# To make the rope **really** 1.1 long, the constraint has to be hard. There are two ways:
-# * Weight the penalty, $\mu (L - L_0)^2$. Then $L \to L_0$ as $\mu \to \infty$, at the price of
-#   a stiffer problem: the largest stable step shrinks like $1 / \mu$. With $\mu = 10$ the rope
-#   is 1.140 long, and with $\mu = 100$ it is 1.104.
-# * Use the method of multipliers, which updates $\lambda$ between descents.
-#
-# The catenary of length exactly 1.1 has $a = 0.6550$ and sags by 0.2003.
+# **Rubric (2 points).**
+# - 1 point: a soft penalty; stretching lowers the potential energy until the marginal penalty
+#   equals the energy saved (a tension, a catenary of another length).
+# - 1 point: a heavier penalty (or multipliers) makes it 1.1 long, and the step must shrink
+#   like $1 / \mu$ (a stiffer problem).
 
 # %% [markdown]
 # ## Part 2 — A boundary-value problem
@@ -428,14 +438,30 @@ jacobi = np.linalg.cond(scale[:, None] * H * scale)
 print(f"with a diagonal (Jacobi) preconditioner: condition number {jacobi:.2e}")
 
 # %% [markdown]
-# The condition number is about $5 \times 10^6$. Gradient descent would need millions of steps.
-# Adam's per-coordinate scaling is a kind of diagonal preconditioner. It cannot help much,
-# because the best diagonal scaling (Jacobi's, above) still leaves a condition number of
-# $2 \times 10^6$. The eigenvectors of $H$ are not the coordinates. The stiffest one (of
-# $\lambda_{\max}$) is a zigzag of a few neighbouring values, which second differences amplify
-# by $1 / \Delta t^4$. The flattest one is a smooth bend of the whole curve. Both move several
-# values at once, so scaling the coordinates one by one cannot separate them.
+# The condition number is about $5 \times 10^6$: gradient descent would need millions of steps.
+# Adam's per-coordinate scaling is a kind of diagonal preconditioner, and the best diagonal
+# scaling, Jacobi's above, still leaves a condition number of about $2 \times 10^6$.
 #
+# **Question 2 (2 points).** Why can no scaling of the coordinates one by one (Adam's, Jacobi's)
+# fix this conditioning? Describe what the stiffest and the flattest eigenvectors of $H$ look
+# like as curves (plot `np.linalg.eigh(H)[1][:, -1]` and `[:, 0]` if you like), and say why the
+# condition number grows as the grid gets finer.
+
+# %% [markdown] answer="diagonal_scaling"
+# **Model answer.** The eigenvectors of $H$ are not the coordinates. The stiffest one (of
+# $\lambda_{\max}$) is a zigzag of a few neighbouring values, which second differences amplify by
+# $1 / \Delta t^4$ (the residual divides by $\Delta t^2$, the loss squares it). The flattest one
+# is a smooth bend of the whole curve, which the differences hardly see. Both move several
+# values at once, so scaling the coordinates one by one cannot separate them. As the grid gets
+# finer, the zigzag's eigenvalue grows like $1 / \Delta t^4 \propto N^4$ while the smooth
+# bend's stays about the same: $\kappa$ grows like $N^4$.
+#
+# **Rubric (2 points).**
+# - 1 point: the stiff and flat directions are combinations of many coordinates (a zigzag, a
+#   smooth bend), so a diagonal scaling cannot separate them.
+# - 1 point: the stiff direction scales like $1/\Delta t^4$, hence $\kappa \propto N^4$.
+
+# %% [markdown]
 # ### Gauss–Newton
 #
 # Here is a better idea. Replace $r$ by its linearisation around the current $z$,
@@ -584,6 +610,8 @@ plt.show()
 # %% [markdown]
 # ## Discussion
 #
+# <details><summary>Open after answering the questions: what the two problems show.</summary>
+#
 # * **Energy minimisation.** Descending the rope's energy finds the catenary. The fit gives
 #   $a \approx 0.3064$ and $b \approx \tfrac12$, with residuals below $10^{-4}$, and the fitted $c$ is
 #   $-2(L - L_0)$, the tension. It agrees with the theory above. The penalty is soft, so the
@@ -605,6 +633,8 @@ plt.show()
 #   * Gauss–Newton for the cosh fit from $p_0 = (1, 0.5, -1.5)$. It fails, and a damped step
 #     (Levenberg–Marquardt, $(J^\top J + \mu I)\delta = -J^\top r$, with $\mu$ raised after a
 #     step that increases the loss and lowered after one that decreases it) repairs it.
+#
+# </details>
 
 # %% [markdown]
 # ## References

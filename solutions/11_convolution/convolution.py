@@ -31,6 +31,9 @@
 # | `histogram_classifier` | the network's `forward` and `loss`, its training, and `predict` | 3 |
 # | `adversarial_input` | `adversarial`: gradient ascent on the input | 2 |
 #
+# Two questions ask you to explain or derive, in a few sentences each, in the cell under each
+# question; they are graded by hand (4 points), not by `check`.
+#
 # Each task has a `check("...")` cell that runs the grader's checks on your code (the grader later
 # uses other inputs and shapes, and its own test histograms).
 
@@ -495,19 +498,53 @@ plt.show()
 check("adversarial_input")
 
 # %% [markdown]
-# ## Discussion
+# ## Questions
 #
-# * The kernel gradient is a cross-correlation of the input with the upstream gradient, the
-#   input gradient a 'full' convolution of the upstream gradient with the kernel: the same sliding
-#   window, in the other direction. A convolutional network is differentiated with convolutions.
-# * Max-pooling passes each gradient to one input per window: the others did not affect the
-#   output. That is why pooled features are robust to small changes in the losers.
-# * A tiny network with 156 parameters tells normal from non-normal histograms of 500 numbers
-#   almost perfectly — and yet a modest change to a uniform histogram, which still looks flat to a
-#   person, makes it "normal" to the network. The network uses a few features (the responses of
-#   three kernels) and the attack moves exactly those. Things to try: how does the change
-#   $\lVert x_T - x_0 \rVert_1$ depend on the step and on the family of $x_0$? Does an attack made
-#   against one trained network fool a second one, trained from another seed?
+# **Question 1 (2 points).** Your max-pool backward passes each window's gradient to one input.
+# Why is 0 the right derivative for the other inputs of the window? What does it say about how
+# a pooled feature reacts to small changes of those inputs, and what happens when two inputs of a
+# window tie for the maximum?
+
+# %% [markdown] answer="maxpool_winners"
+# **Model answer.** The output of a window is its largest input; a small enough change of any
+# other input leaves the maximum, and so the output, unchanged: its derivative is 0, and the
+# whole gradient goes to the winner, whose derivative is 1. That is why pooled features are
+# robust to small changes in the losers: only the winner matters, until a loser overtakes it. At
+# a tie the maximum has a kink and no derivative: any split of the gradient between the tied
+# inputs summing to 1 is a subgradient, and an implementation chooses one (`argmax` picks the
+# first).
+#
+# **Rubric (2 points).**
+# - 1 point: a loser's small change does not change the output (derivative 0), so the pooled
+#   feature ignores small changes of the losers.
+# - 1 point: a tie is a kink, where a convention (the first maximum, or a split) chooses a
+#   subgradient.
+
+# %% [markdown]
+# **Question 2 (2 points).** Your network of 156 parameters tells normal from non-normal
+# histograms of 500 numbers almost perfectly, yet a change to a uniform histogram that still
+# looks flat to a person makes it "normal" to the network. How can both be true? Look at which
+# bins the attack changed most, and at what the network computes from a histogram.
+
+# %% [markdown] answer="adversarial_features"
+# **Model answer.** The network does not see "normal" the way a person does: it computes a few
+# features, the responses of its three kernels pooled over the bins, and a linear decision on
+# them. On real samples those features separate the classes well, but they are not the only
+# thing that distinguishes a normal histogram. The gradient points exactly along the directions
+# that move those features, so the attack changes the few bins (the patterns of the kernels)
+# that matter to them, by small amounts each, and leaves the rest: the features cross the
+# decision boundary while the histogram as a whole stays flat. High accuracy on the data says
+# nothing about inputs that the data never contains.
+#
+# **Rubric (2 points).**
+# - 1 point: the network decides on a few features (kernel responses), not on the whole shape.
+# - 1 point: the gradient ascent moves exactly those features with small changes to a few bins;
+#   accuracy on real data says nothing about such inputs.
+
+# %% [markdown]
+# Things to try: how does the change $\lVert x_T - x_0 \rVert_1$ depend on the step and on the
+# family of $x_0$? Does an attack made against one trained network fool a second one, trained
+# from another seed?
 
 # %% [markdown]
 # ## References

@@ -41,6 +41,8 @@
 # and `backward` gets the forward values from the grader, not from your code. The grader draws
 # random networks with loops; any valid order is accepted, not only one. Each task has a
 # `check("...")` cell that runs the grader's checks on your code with other inputs than grading.
+# The two questions of part 4 ask you to explain what you saw, in a few sentences each, in the
+# cell under each question; they are graded by hand (4 points), not by `check`.
 
 # %%
 import matplotlib.pyplot as plt
@@ -571,35 +573,46 @@ check("lstm_task")
 # %% [markdown]
 # ## 4. Two questions
 #
-# Answer each in two or three sentences, in the string below it (not graded).
+# Answer each in two or three sentences, in the answer cell below it.
 #
-# **(a)** The Elman network has as many units as the LSTM and trains twice as long, yet here it
-# stays at guessing (with other seeds, it does so about half of the time; the LSTM never). Why
-# does it fail at 50 steps, when it learns the adding problem of notebook 12 at 10 steps?
+# **Question 1 (2 points).** The Elman network has as many units as the LSTM and trains twice as
+# long, yet here it stays at guessing (with other seeds, it does so about half of the time; the
+# LSTM never). Why does it fail at 50 steps, when it learns the adding problem of notebook 12 at
+# 10 steps?
 
-# %%
-### BEGIN SOLUTION
-answer_a = """The loss at the last step reaches step 0, where the class is, only through 49
-products of the Jacobian of one step, W_h^T times the tanh derivatives. Unless the network
-already holds the bit, these products shrink geometrically (the vanishing gradient of notebook
-12), and the noise of every step overwrites what little is kept: at 10 steps enough gradient is
-left, at 50 next to nothing is. Unless its initial weights happen to keep the bit from the
-start, the network never learns to store it at all."""
-### END SOLUTION
+# %% [markdown] answer="elman_fails_at_50"
+# **Model answer.** The loss at the last step reaches step 0, where the class is, only through 49
+# products of the Jacobian of one step, $W_h^\top$ times the tanh derivatives. Unless the network
+# already holds the bit, these products shrink geometrically (the vanishing gradient of notebook
+# 12), and the noise of every step overwrites what little is kept: at 10 steps enough gradient is
+# left, at 50 next to nothing is. Unless its initial weights happen to keep the bit from the
+# start, the network never learns to store it at all.
+#
+# **Rubric (2 points).**
+# - 1 point: the gradient from the last step to step 0 is a product of 49 one-step Jacobians,
+#   which shrinks geometrically (vanishing gradient).
+# - 1 point: at 10 steps enough of it is left, at 50 not, so the network never learns to keep
+#   the bit (unless its initial weights happen to).
 
 # %% [markdown]
-# **(b)** The LSTM above starts with the forget gate's bias at 5. What does that bias do? What
-# would you expect with a bias of 0, and why?
+# **Question 2 (2 points).** The LSTM above starts with the forget gate's bias at 5. What does
+# that bias do? What would you expect with a bias of 0, and why? Give numbers: how much of the
+# cell's gradient survives 49 steps in each case?
 
-# %%
-### BEGIN SOLUTION
-answer_b = """With b_f = 5 the forget gate starts at sigma(5) = 0.993, so the cell keeps what it
-holds: c_t is about c_{t-1}, and the gradient along c shrinks only by 0.993^49 = 0.7 over 49
-steps; the network can learn to store the bit before it learns anything else. With b_f = 0 the
-gate starts at 0.5, the cell forgets half of its content every step and the gradient to step 0
-shrinks by 0.5^49, about 1e-15: the LSTM then fails like the Elman network (at 50 steps, even a
-bias of 1 gives 0.73^49, about 2e-7)."""
-### END SOLUTION
+# %% [markdown] answer="forget_gate_bias"
+# **Model answer.** With $b_f = 5$ the forget gate starts at $\sigma(5) = 0.993$, so the cell keeps
+# what it holds: $c_t \approx c_{t-1}$, and the gradient along $c$ shrinks only by
+# $0.993^{49} \approx 0.7$ over 49 steps; the network can learn to store the bit before it learns
+# anything else. With $b_f = 0$ the gate starts at 0.5, the cell forgets half of its content
+# every step and the gradient to step 0 shrinks by $0.5^{49}$, about $10^{-15}$: the LSTM then
+# fails like the Elman network (at 50 steps, even a bias of 1 gives $0.73^{49}$, about
+# $2 \times 10^{-7}$).
+#
+# **Rubric (2 points).**
+# - 1 point: the bias opens the forget gate ($\sigma(5) \approx 0.993$), so the cell keeps its
+#   content and the gradient survives (about 0.7 over 49 steps).
+# - 1 point: with bias 0 the gate is 0.5 and the gradient shrinks by $0.5^{49} \approx 10^{-15}$:
+#   the LSTM fails like the Elman network.
 
 # %% [markdown]
 # ## References

@@ -29,12 +29,14 @@
 # | `maxpool2d_grad` | `maxpool2d`: max-pooling (any window and stride) and its backward pass | 2 |
 # | `cnn_accuracy` | a CNN's `forward` and `loss`, its training, and `predict` | 3 |
 # | `filter_plot` | `plot_filters`: the first layer's learned filters as images | 1 |
+# | `receptive_field` | question 3: a number, in `answer_receptive_field` | 1 |
 #
 # The tasks are graded separately: the network of part 3 uses `dp`'s own `dp.conv2d` and
 # `dp.maxpool2d`, the same operations as yours, so that a slip in parts 1 and 2 costs only their
 # points. Each task has a `check("...")` cell, which runs the grader's checks on your code; the
-# grader later uses other shapes, strides and paddings, and digits of its own. Two questions
-# (in code cells, as text) are read by your teaching assistant and earn no automatic points.
+# grader later uses other shapes, strides and paddings, and digits of its own. Questions 1 and 2
+# ask you to explain, in a few sentences each, in the cell under each question; they are graded
+# by hand (4 points), not by `check`.
 
 # %%
 import numpy as np
@@ -256,24 +258,25 @@ for size, stride in ((2, 2), (3, 2), (3, 1)):
 check("maxpool2d_grad")
 
 # %% [markdown]
-# **Question 1.** In a max-pooling layer with $2 \times 2$ windows side by side, what fraction of
-# its inputs receive a nonzero gradient, and what does that mean for the filters of the layer
-# before it? How would the gradient differ with **average** pooling ($\partial L / \partial x =
-# g / 4$ for every element of the window)? Answer in two or three sentences: replace the line below by
-# `answer_pooling_gradient = """..."""`.
+# **Question 1 (2 points).** In a max-pooling layer with $2 \times 2$ windows side by side, what
+# fraction of its inputs receive a nonzero gradient, and what does that mean for the filters of
+# the layer before it? How would the gradient differ with **average** pooling ($\partial L /
+# \partial x = g / 4$ for every element of the window)? Answer in two or three sentences in the
+# cell below.
 
-# %%
-# answer_pooling_gradient = """your answer"""
-### BEGIN SOLUTION
-answer_pooling_gradient = """
-A quarter at most: each window passes its whole gradient to its one maximum, and the three other
-inputs of the window get exactly zero (they did not affect the output). So in one step a filter of
-the layer below learns only from the positions where its response won a window: the strong
-responses are reinforced, the weak ones ignored. Average pooling spreads g / 4 to all four inputs:
-every position contributes to the filter's gradient, each with a quarter of the weight, which is
-smoother but less selective.
-"""
-### END SOLUTION
+# %% [markdown] answer="pooling_gradient"
+# **Model answer.** A quarter at most: each window passes its whole gradient to its one maximum,
+# and the three other inputs of the window get exactly zero (they did not affect the output). So
+# in one step a filter of the layer below learns only from the positions where its response won
+# a window: the strong responses are reinforced, the weak ones ignored. Average pooling spreads
+# $g / 4$ to all four inputs: every position contributes to the filter's gradient, each with a
+# quarter of the weight, which is smoother but less selective.
+#
+# **Rubric (2 points).**
+# - 1 point: at most a quarter of the inputs (one per window, the maximum) get a gradient, the
+#   others exactly zero.
+# - 1 point: the filters below learn only where they won a window; average pooling gives every
+#   input $g/4$, so every position contributes.
 
 # %% [markdown]
 # ## 3. A small CNN on MNIST
@@ -481,24 +484,38 @@ print("accuracy on the validation digits:", np.mean(predict(x_val) == y_val))
 check("cnn_accuracy")
 
 # %% [markdown]
-# **Question 2.** One output of a $3 \times 3$ convolution sees $3 \times 3$ pixels: its
-# **receptive field**. Why does the receptive field grow with depth? How many pixels does one
-# output see after conv $3 \times 3$ → max-pool 2 → conv $3 \times 3$ → max-pool 2 (stride 1 and
-# padding 1 in the convolutions)? Answer in
-# `answer_receptive_field = """..."""` below.
+# **Question 2 (2 points).** One output of a $3 \times 3$ convolution sees $3 \times 3$ pixels:
+# its **receptive field**. Why does the receptive field grow with depth, and why do pooling
+# layers make it grow faster than convolutions alone?
+
+# %% [markdown] answer="receptive_field_growth"
+# **Model answer.** Each output of a layer combines a window of outputs of the layer below, and
+# each of those already sees a window of pixels: the windows of neighbouring outputs overlap, so
+# their union is larger. Each layer adds (its window $- 1$) times the distance between
+# neighbouring outputs on the image. A stride or a pooling spaces the layer's outputs further
+# apart on the image (max-pool 2 doubles the distance), so every later kernel spans more pixels:
+# without pooling, the field grows by 2 pixels per $3 \times 3$ convolution; after each pooling,
+# by twice as much as before.
+#
+# **Rubric (2 points).**
+# - 1 point: an output combines overlapping windows of the layer below, so the union grows.
+# - 1 point: pooling (or a stride) spaces the outputs further apart, so later kernels span more
+#   pixels (the growth per layer doubles).
+
+# %% [markdown]
+# **Question 3 (1 point, graded automatically).** How many pixels wide is the receptive field of
+# one output after conv $3 \times 3$ → max-pool 2 → conv $3 \times 3$ → max-pool 2 (stride 1
+# and padding 1 in the convolutions, pooling windows $2 \times 2$ side by side)? It is a square:
+# give its side, a whole number of pixels, in `answer_receptive_field`.
 
 # %%
-# answer_receptive_field = """your answer"""
+# answer_receptive_field = ...   (a whole number of pixels)
 ### BEGIN SOLUTION
-answer_receptive_field = """
-Each output of a layer combines a window of outputs of the layer below, and each of those already
-sees a window of pixels: the windows of neighbouring outputs overlap, so the union is larger, and
-every stride or pooling spaces the layer's outputs further apart on the image, so the next kernel
-spans more pixels. After conv 3x3: 3x3 pixels. The pooling (2x2, step 2) combines two neighbouring
-outputs one pixel apart: 4x4, and outputs are now 2 pixels apart. The second conv spans 3 of them:
-4 + 2 * 2 = 8, so 8x8. The second pooling combines two of those, 2 pixels apart: 10x10 pixels.
-"""
+answer_receptive_field = 10
 ### END SOLUTION
+
+# %%
+check("receptive_field")
 
 # %% [markdown]
 # ## 4. What the first layer learned
