@@ -112,8 +112,9 @@ def bodies_of(planted: Planted, student: str) -> list:
     styles = planted.honest()[student]
     bodies = []
     for index, body in enumerate(own):
-        style = planted.styles[styles[next(i for i, p in enumerate(planted.parts) if index in p)]]
-        bodies.append(body if style is None else textwrap.dedent(style[index]).strip("\n"))
+        part = next((i for i, p in enumerate(planted.parts) if index in p), None)
+        style = None if part is None else planted.styles[styles[part]]     # a block of no part:
+        bodies.append(body if style is None else textwrap.dedent(style[index]).strip("\n"))  # as given
     return bodies
 
 

@@ -14,7 +14,8 @@ from autograder.sandbox import protocol
 from autograder.course.config import CourseError, load_course
 from autograder.grading.grade import discover, grade_all
 from autograder.course.notebook import NotebookError, code_cells, read_notebook, scan_imports, strip_magics
-from tests.grading import COURSE, ROOT, explain, notebook_from_source, points, solution_source
+from tests.grading import (COURSE, ROOT, explain, full_marks, notebook_from_source, points,
+                           solution_source)
 
 MNIST = "09_mnist"
 
@@ -197,7 +198,7 @@ def test_grade_exits_zero_and_prints_the_table(class_dir):
 
 def test_full_submission_passes_with_its_accuracy_measured(class_dir):
     result = load(class_dir[1], "full")
-    assert points(result) == {"mnist_accuracy": 10.0}, explain(result)
+    assert points(result) == full_marks(MNIST) and not result["flags"], explain(result)
     assert result["tasks"][0]["metrics"]["accuracy"] >= 0.90
 
 
@@ -299,3 +300,14 @@ def test_a_notebook_may_write_files_in_its_own_folder(tmp_path):
     run = grade_cli("check", path, "--json")
     result = json.loads(run.stdout)
     assert result["cell_errors"] == [] and "'cache', 'notes.txt'" in result["output"]
+
+
+def test_a_check_named_in_the_text_is_no_second_grade_cell():
+    from autograder.grading.grade import notebook_flags
+    assignment = COURSE.assignment(MNIST)
+    cells = [nbformat.v4.new_markdown_cell(f'`check("{t.id}")` below checks it') for t in assignment.tasks]
+    cells += [nbformat.v4.new_code_cell(f'check("{t.id}")') for t in assignment.tasks]
+    assert not [f for f in notebook_flags(nbformat.v4.new_notebook(cells=cells), assignment)
+                if "grade cell" in f]
+    assert any("appears 0 times" in f for f in notebook_flags(
+        nbformat.v4.new_notebook(cells=cells[:len(assignment.tasks)]), assignment))

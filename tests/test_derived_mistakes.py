@@ -397,3 +397,7 @@ def test_a_wrong_shape_is_located_by_how_it_departs(got, expected, sentence):
 def test_shapes_that_differ_in_several_ways_are_not_located():
     from autograder.grading.checking import shape_located
     assert shape_located((2, 3), (3, 4)) == "" and shape_located((4, 4), (4, 4)) == ""
+
+
+def test_derived_ids_are_written_in_the_format_that_checking_reads():
+    assert (derived.SITE, derived.RANK) == (references.SITE, references.RANK)

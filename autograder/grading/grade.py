@@ -451,7 +451,8 @@ def notebook_flags(notebook, assignment) -> list:
     cells = [c for c in notebook["cells"] if isinstance(c, dict)]
     if not any(c.get("cell_type") == "code" and source_of(c).strip() for c in cells):
         flags.append("the notebook has no code")
-    mentioned = [m for c in cells for m in re.findall(r"""check\(\s*["']([\w-]+)["']""", source_of(c))]
+    mentioned = [m for c in cells if c.get("cell_type") == "code"     # text may name a check
+                 for m in re.findall(r"""check\(\s*["']([\w-]+)["']""", source_of(c))]
     for task in assignment.tasks:
         count = mentioned.count(task.id)
         if count != 1:
