@@ -100,3 +100,13 @@ def test_the_solution_passes_every_task_of_the_corpus_on_the_same_path(notebook)
     results = self_check(solution_source(assignment), assignment, tasks)
     assert {t: r["status"] for t, r in results.items()} == dict.fromkeys(tasks, "passed"), \
         {t: r["message"] for t, r in results.items()}
+
+
+def test_every_mistake_and_mutant_applies_to_its_solution_once():
+    """Cheap, in `make test`: a slow mistake or mutant (graded only by `make test-slow`) whose
+    text a change of the solution made ambiguous or removed is found here too (09's sweep
+    repeated `dp.one_hot(y_train, 10)`)."""
+    from tests.grading import mutate, solution_source
+    from tests.mutants import all_mutants
+    for planted in corpus() + all_mutants():
+        mutate(solution_source(planted.assignment), planted.old, planted.new)
