@@ -41,3 +41,25 @@ def test_a_students_error_is_no_grader_fault(namespace):
     assert tasks["numerical_gradient"]["status"] == "error"
     assert "grader_fault" not in tasks["numerical_gradient"]
     assert report.grader_faults([{"student": "b", "assignment": A, "tasks": list(tasks.values())}]) == []
+
+
+def test_a_failed_check_costs_no_traceback_formatting(namespace, monkeypatch):
+    """The judge reads a failed check's message from its exception: pytest's own traceback of it
+    (each entry's source found by parsing the checks module, 70 % of the grader's work on a
+    submission that fails many checks) is never made. The failure is still a failure, with its
+    message."""
+    import _pytest.nodes
+    formatted, original = [], _pytest.nodes.Node._repr_failure_py
+
+    def counted(self, *args, **kwargs):
+        formatted.append(self.name)
+        return original(self, *args, **kwargs)
+    monkeypatch.setattr(_pytest.nodes.Node, "_repr_failure_py", counted)
+    assignment = COURSE.assignment(A)
+    broken = dict(namespace, numerical_gradient=lambda f, x, eps=1e-6: 0.0)
+    tasks = {t["id"]: t for t in run_checks(LocalSubmission(broken, assignment), assignment,
+                                            COURSE.grading_seed)}
+    monkeypatch.undo()
+    failed = tasks["numerical_gradient"]
+    assert failed["status"] == "failed" and failed["points"] == 0 and failed["message"], failed
+    assert formatted == [], f"pytest formatted the tracebacks of {formatted}"
