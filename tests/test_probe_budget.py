@@ -142,3 +142,57 @@ def test_numerical_gradients_lose_exactly_the_tasks_whose_operations_use_them(tm
             assert [c["name"] for c in failed] == [c["name"] for c in task["checks"]
                                                     if c["name"].startswith("test_large_matrices")]
     assert result["seconds"] < COURSE.assignment(A).limits.time_limit
+
+
+def test_what_the_notebook_tries_when_it_runs_again_is_reported_too():
+    """After a probe past its budget, the notebook runs again in a fresh process: what the guards
+    refuse in that run is reported with the first run's (here a command that only the second run
+    tries, seeing the file the first one left in the submission's folder, which persists in the
+    trusted mode; sealed, each run has a fresh one)."""
+    x = np.arange(6.0).reshape(2, 3)
+    second = "import os\nif os.path.exists('ran_once'):\n    os.system('true')\nopen('ran_once', 'w').close()\n"
+    with Sandbox([(1, SLOW_DOT), (2, second)], assignment_with(time_limit=30, probe_time_limit=1.5),
+                 sealed=False) as sandbox:
+        assert sandbox.reported("attempts") == []
+        with pytest.raises(ProbeTimeout):
+            slow_dot(sandbox, x)
+        transpose(sandbox, x)
+        attempts = sandbox.reported("attempts")
+    assert attempts == ["starting processes"], attempts
+
+
+@pytest.mark.parametrize("forged", [{"attempts": 7}, {"attempts": {"a": 1}}, {"tampered": "x" * 10 ** 6},
+                                    {"attempts": [[1, 2]] * 1000}])
+def test_a_forged_report_of_attempts_is_read_as_bounded_strings(forged):
+    """The report comes from the submission's process: what is no list is read as none, and a
+    list as at most 20 strings of at most 200 characters."""
+    sandbox = Sandbox([], COURSE.assignment(A))
+    sandbox.report = forged
+    for kind in ("attempts", "tampered"):
+        items = sandbox.reported(kind)
+        assert len(items) <= 20 and all(isinstance(i, str) and len(i) <= 200 for i in items)
+        assert items == [] or isinstance(forged.get(kind), list)
+
+
+@pytest.mark.parametrize("catches", [False, True])
+def test_the_self_check_stops_a_probe_past_grading_budget_and_says_so(catches, monkeypatch):
+    """In the notebook's own process, `check()` gives each probe call grading's budget: a
+    student's matrix product that never returns (even one that catches Exception) is stopped,
+    and its check says what grading would do, instead of the kernel hanging. The tasks that need
+    no matrix product keep their points."""
+    namespace = solution_namespace(A)
+    loop = ("def dot(self, other):\n    while True:\n"
+            + ("        try:\n            sum(range(10 ** 6))\n        except Exception:\n            pass\n"
+               if catches else "        pass\n"))
+    exec(loop, scope := {})
+    monkeypatch.setattr(namespace["Tensor"], "dot", scope["dot"])
+    assignment = assignment_with(probe_time_limit=1.0)
+    start = time.monotonic()
+    tasks = {t["id"]: t for t in run_checks(LocalSubmission(namespace, assignment), assignment,
+                                            COURSE.public_seed, public=True)}
+    assert time.monotonic() - start < 30
+    stopped = [t for t in tasks.values() if t["status"] == "timeout"]
+    assert [t["id"] for t in stopped] == ["matrix_dot_transpose"], explain({"tasks": list(tasks.values())})
+    assert "ran longer here than the 1 s that grading gives one probe call" in stopped[0]["message"]
+    assert stopped[0]["points"] == 0
+    assert all(t["status"] == "passed" for t in tasks.values() if t not in stopped)

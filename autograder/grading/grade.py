@@ -405,9 +405,6 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
         errors = [e for e in sandbox.report.get("errors", [])[:50] if isinstance(e, dict)]
         result["cell_errors"] = [dict(e, where=labels.get(e.get("cell"), f"cell {e.get('cell')}"))
                                  for e in errors]
-        result["flags"] += [f"attempted: {a}" for a in sandbox.report.get("attempts", [])[:20]]
-        if sandbox.report.get("tampered"):
-            result["flags"].append("tampering: replaced " + ", ".join(map(str, sandbox.report["tampered"][:10])))
         result["isolation"] = sandbox.layers
         if seed is None:
             seed = grading_seed(course, submission.student, assignment.id)
@@ -424,6 +421,11 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
         result["tasks"] = _all_tasks(assignment, status, str(error))
     finally:
         sandbox.close()
+        # what it tried, in the first run of its notebook and in any run again after a probe
+        # that ran past its budget (Sandbox._restart)
+        result["flags"] += [f"attempted: {a}" for a in sandbox.reported("attempts")]
+        if sandbox.reported("tampered"):
+            result["flags"].append("tampering: replaced " + ", ".join(sandbox.reported("tampered")[:10]))
         # Wall time of running the notebook and its checks: for the class report's slowest
         # notebooks. The one field that differs when the same submission is graded twice.
         result["seconds"] = round(time.monotonic() - start, 2)

@@ -9,13 +9,17 @@ notebook, `check` does nothing: grading runs the checks itself, from outside.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
 
 from ..course.config import load_course
 from ..sandbox import protocol
-from ..sandbox.errors import ProbeError
+from ..sandbox.errors import SELF_CHECK_TIMEOUT, ProbeError, ProbeTimeout
 from .feedback import BY_HAND, BY_HAND_MARK, all_passed, failed_lines, name as _name, some_passed
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(__file__))   # autograder/: its frames are not the student's
@@ -31,17 +35,51 @@ class CheckFailed(AssertionError):
         return [f"CheckFailed: {verdict} (the report is above)"]
 
 
+class _PastBudget(BaseException):
+    """Raised into the student's code when a probe call runs past its budget: a BaseException,
+    so that the student's `except Exception` does not swallow it."""
+
+
+@contextlib.contextmanager
+def _stopped_after(seconds: float):
+    """Interrupt the code inside after `seconds` (a SIGALRM timer), where the process lets us:
+    in its main thread (Jupyter runs cells there), with no other SIGALRM handler. Elsewhere the
+    code runs to its end, and its time is measured after."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None):
+        yield
+        return
+
+    def stop(*_):
+        raise _PastBudget()
+    signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
 class LocalSubmission:
-    """The notebook's own namespace, probed in-process (self-check only: never for grading)."""
+    """The notebook's own namespace, probed in-process (self-check only: never for grading).
+
+    Each probe call has grading's budget, probe_time_limit: one that runs past it is stopped
+    (where a timer can stop it) and fails its check as grading would fail it."""
 
     def __init__(self, namespace, assignment):
         import importlib
         self.namespace = namespace
         self.probes = importlib.import_module(assignment.probes_module)
+        self.budget = assignment.limits.probe_time_limit
 
     def probe(self, name, **kwargs):
+        start = time.monotonic()
         try:
-            result = getattr(self.probes, name)(self.namespace, **kwargs)
+            with _stopped_after(self.budget):
+                result = getattr(self.probes, name)(self.namespace, **kwargs)
+        except _PastBudget:
+            result = _PastBudget
         except NotImplementedError:
             raise ProbeError("NotImplementedError: this part is not implemented yet") from None
         except Exception as error:  # noqa: BLE001 - any error of the student's code
@@ -49,6 +87,8 @@ class LocalSubmission:
                       if not f.filename.startswith(PACKAGE_DIR)]
             where = f" (in {frames[-1].name}, line {frames[-1].lineno})" if frames else ""
             raise ProbeError(f"{type(error).__name__}: {error}{where}") from None
+        if result is _PastBudget or time.monotonic() - start > self.budget:
+            raise ProbeTimeout(SELF_CHECK_TIMEOUT.format(name=name, budget=self.budget))
         return protocol.decode(protocol.encode(result))   # exactly what grading would see
 
 

@@ -20,3 +20,18 @@ class SubmissionCrashed(ProbeError):
 class ProbeTimeout(SubmissionTimeout):
     """One probe call used up its own time budget (probe_time_limit): it fails alone, and the
     grader runs the notebook again, in a fresh process, for the probes after it."""
+
+
+
+# What a check says of a probe call stopped by its budget (ProbeTimeout): grading's words, and
+# the self-check's (which measures the call in the notebook's own process, on the student's
+# machine, against the grader's budget).
+_TOO_SLOW = ("code that gives the right values far too slowly does this, e.g. a backward pass that "
+             "costs as much as numerical differentiation, entry by entry, where reverse mode costs "
+             "about one forward pass")
+PROBE_TIMEOUT = ("probe {name!r} took longer than its {budget:g} s (probe_time_limit, the time "
+                 "of one probe call) and was stopped: " + _TOO_SLOW + ". This check gets no "
+                 "points; the other tasks are graded on a fresh run of your notebook")
+SELF_CHECK_TIMEOUT = ("probe {name!r} ran longer here than the {budget:g} s that grading gives "
+                      "one probe call (probe_time_limit): graded, this check would get no points. "
+                      + _TOO_SLOW[0].upper() + _TOO_SLOW[1:])

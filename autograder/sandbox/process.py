@@ -30,7 +30,7 @@ from pathlib import Path
 from ..course.config import ROOT
 from . import cpushare, forkserver, isolation, memcap, protocol, seal
 from .workdirs import WorkDir
-from .errors import ProbeError, ProbeTimeout, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
+from .errors import PROBE_TIMEOUT, ProbeError, ProbeTimeout, SubmissionCrashed, SubmissionTimeout  # noqa: F401 (also imported from here)
 
 EXECUTION_SHARE = 0.75  # of the time limit for running the notebook; the rest is for probes
 # Unsealed (--no-isolation) only, where the Python guards are all there is: what the submission
@@ -45,13 +45,12 @@ STRAYS = "[autograder] {} more processes left in the sandbox were killed when it
 STALLED = ("\n[autograder] probe {name!r} ran past its {budget:g} s (probe_time_limit) and its "
            "process was killed; any probes after it ran on the notebook run again in a fresh "
            "process\n")
-# What a check says of a probe call stopped by its budget (ProbeTimeout).
-PROBE_TIMEOUT = ("probe {name!r} took longer than its {budget:g} s (probe_time_limit, the time "
-                 "of one probe call) and was stopped: code that gives the right values far too "
-                 "slowly does this, e.g. a backward pass that costs as much as numerical "
-                 "differentiation, entry by entry, where reverse mode costs about one forward "
-                 "pass. This check gets no points; the other tasks are graded on a fresh run of "
-                 "your notebook")
+# How long the grader waits for a submission process whose channel ended to exit, for its exit
+# status: how it ended decides whose doing it was (a SIGKILL from outside is not the submission's,
+# and the submission is graded again). On a loaded machine, reaping a process killed with its
+# PID namespace took more than 2 s; only a submission that closes its channel and goes on
+# running waits this long, and is then killed.
+EXIT_WAIT = 10
 
 
 class Sandbox:
@@ -131,10 +130,19 @@ class Sandbox:
         self.stalled = None
         self._release()
         try:
-            self._launch(min(self.limits.time_limit * EXECUTION_SHARE, max(self.remaining(), 0)))
+            again = self._launch(min(self.limits.time_limit * EXECUTION_SHARE, max(self.remaining(), 0)))
         except ProbeError as error:
             self.broken = self.broken or error
             raise
+        for kind in ("attempts", "tampered"):   # what the run again tried is reported too
+            seen = self.reported(kind)
+            self.report[kind] = seen + [item for item in self.reported(kind, again) if item not in seen]
+
+    def reported(self, kind, report=None) -> list:
+        """The report's list `kind` ("attempts", "tampered"; from the submission's process:
+        hostile data) as at most 20 strings of at most 200 characters; [] if it is no list."""
+        items = (self.report if report is None else report).get(kind)
+        return [str(item)[:200] for item in items[:20]] if isinstance(items, list) else []
 
     def _spawn(self, request_r, reply_w):
         """The submission process, forked by the zygote of its assignment (autograder.sandbox.zygote)."""
@@ -188,7 +196,7 @@ class Sandbox:
 
     def _exit_reason(self):
         try:
-            code = self.process.wait(timeout=2)
+            code = self.process.wait(timeout=EXIT_WAIT)
         except subprocess.TimeoutExpired:
             return ""
         memory = getattr(self.process, "memory", None)
