@@ -128,9 +128,8 @@ print(f"gradient descent: f = {rosenbrock(path[0]):.3g} at the start, {rosenbroc
 # $v_t$ is a weighted mean of all past gradients, $(1 - \beta) \sum_{k \le t} \beta^{t-k} g_k$,
 # with weights that fade by $\beta$ (typically 0.9) per step, so it remembers roughly the last
 # $1 / (1 - \beta)$ gradients. Components that flip their sign from step to step (the zigzag across
-# a valley) average out; components that keep their sign (the way along it) stay. Because the
-# oscillation is damped, momentum tolerates a step size $\eta$ many times larger than plain
-# gradient descent does.
+# a valley) average out; components that keep their sign (the way along it) stay. What that does
+# to the step sizes that work is for your sweep to show (Question 1).
 #
 # (Many libraries, PyTorch among them, write $v_t = \beta v_{t-1} + g_t$ without the
 # $(1 - \beta)$: that is the same method with $\eta$ scaled by $1 / (1 - \beta)$. Here, as in

@@ -37,10 +37,18 @@
 #
 # In between, the points rise linearly: 0.89 on the subset earns 9 of the 10 points.
 #
-# Ordinary setups reach the bar. With ReLU hidden layers, a linear last layer and `dp.Adam`
-# (`lr=1e-3`, `batch_size=128`), trained on all the training digits, the test accuracy over three
-# seeds (lowest / mean / highest) is, on the subset (trained on the 90% left by the validation
-# split below, 784-256-128-10 for 600 steps scored 0.931):
+# Ordinary setups reach the bar: ReLU hidden layers, a linear last layer, `dp.Adam` and a few
+# hundred steps of mini-batches. Which width, depth, learning rate and number of steps is your
+# decision: the sweep below, on the validation digits, is how you make it. For comparison, the
+# nearest class mean scores 0.795 on the subset (0.820 on the full MNIST) and a linear model
+# (784-10, 300 steps) 0.865 to 0.876 (0.887 to 0.891): part of the points.
+#
+# <details><summary>If your network stays below the bar after your sweep: what ordinary setups
+# reach (open it on purpose)</summary>
+#
+# With `dp.Adam` (`lr=1e-3`, `batch_size=128`), trained on the 90% of the training digits that
+# the validation split below leaves, the test accuracy over three seeds (lowest / mean / highest)
+# is, on the subset:
 #
 # | network | 300 steps | 600 steps |
 # |---|---|---|
@@ -60,10 +68,10 @@
 # | 784-128-64-10 | 0.938 / 0.942 / 0.945 | 0.955 / 0.957 / 0.959 |
 # | 784-256-128-10 | 0.950 / 0.953 / 0.956 | 0.963 / 0.964 / 0.966 |
 #
-# For comparison, the nearest class mean scores 0.795 on the subset (0.820 on the full MNIST) and
-# a linear model (784-10, 300 steps) 0.865 to 0.876 (0.887 to 0.891): part of the points.
 # `python benchmarks/mnist_sweep.py` in the course repository prints these tables for the data it
 # finds.
+#
+# </details>
 #
 # After the accuracy, an error analysis (`check("error_analysis")`): the confusion matrix and
 # the worst-classified digits. Two questions ask you to explain your experiment in a few

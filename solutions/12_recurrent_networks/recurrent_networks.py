@@ -307,10 +307,16 @@ check("bptt_gradients")
 # %% [markdown]
 # ### Vanishing and exploding gradients
 #
-# One step back in time multiplies the gradient by the transposed Jacobian of one step:
+# One step back in time multiplies the gradient by one factor: read it off your `bptt` (what
+# does $\delta h_{t-1}$ get from $\delta h_t$, leaving out the loss's own $g_{t-1}$?). Question 2
+# builds on it.
+#
+# <details><summary>Check your factor (open it after writing it down)</summary>
 #
 # $$\delta h_{t-1} = \left(\delta h_t \odot (1 - h_t^2)\right) W_h^\top
 #   \quad(\text{plus } g_{t-1}) .$$
+#
+# </details>
 #
 # The plot shows $\lVert\delta h_t\rVert$ for a loss on the last state of a sequence of 60 steps,
 # with $W_h = \rho\, Q$ for a random orthogonal $Q$, whose singular values all equal $\rho$. The
