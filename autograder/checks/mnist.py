@@ -159,3 +159,69 @@ def test_worst_digits_have_the_lowest_probability_of_their_label(submission, dig
     assert np.all(np.diff(chosen) >= -PROBABILITY_RTOL * np.abs(chosen[1:]) - 1e-12), (
         f"`worst` must be ordered worst first: the probabilities of the true labels are "
         f"{np.round(chosen, 4).tolist()}")
+
+
+# -- the width x learning-rate sweep ----------------------------------------------------------------
+# Checked by its data: the grid the notebook asks for, of validation accuracies, one of which shows
+# a trained network, and a plot that shows that grid. (The grader trains none of its six networks
+# again: that would cost it 15 s per submission.)
+WIDTHS, LEARNING_RATES = (16, 64), (1e-3, 3e-3, 1e-2)      # the notebook's given grid
+TRAINED = 0.5            # chance is 0.1; 100 Adam steps of the grid's best setting reach about 0.9
+
+
+def _sweep_grid(reply) -> dict:
+    """{(width, lr): accuracy} of the notebook's `sweep`, every cell of the given grid present."""
+    rows = reply["sweep"]
+    assert rows is not None and len(rows), (
+        "`sweep` must be a dict {width: {learning rate: validation accuracy}}, e.g. sweep[16][1e-3]")
+    grid = {(float(width), float(lr)): float(accuracy) for width, lr, accuracy in rows}
+    for width in WIDTHS:
+        for lr in LEARNING_RATES:
+            assert (float(width), float(lr)) in grid, (
+                f"sweep[{width}][{lr:g}] is missing: train every width of WIDTHS with every "
+                f"learning rate of LEARNING_RATES, and record each validation accuracy")
+    return grid
+
+
+@pytest.mark.task("width_lr_sweep")
+def test_sweep_holds_a_validation_accuracy_for_every_width_and_rate(submission):
+    grid = _sweep_grid(submission.probe("sweep"))
+    for (width, lr), accuracy in grid.items():
+        assert np.isfinite(accuracy) and 0 <= accuracy <= 1, (
+            f"sweep[{width:g}][{lr:g}] = {accuracy:g} is no accuracy: record the share of the "
+            f"validation digits that the network classifies right, between 0 and 1")
+    best = max(grid[(float(w), float(lr))] for w in WIDTHS for lr in LEARNING_RATES)
+    assert best > TRAINED, (
+        f"the best cell of the sweep is {best:.3g} (chance is 0.1): no setting learned; train "
+        f"each network (its optimizer's train) before measuring it on x_val")
+
+
+@pytest.mark.task("width_lr_sweep")
+def test_sweep_plot_shows_the_grid(submission):
+    reply = submission.probe("sweep")
+    grid = _sweep_grid(reply)
+    for ax in reply["axes"]:
+        lines = {width: [line for line in ax["lines"] if str(width) in line["label"].split()]
+                 for width in WIDTHS}
+        if all(len(found) == 1 for found in lines.values()):
+            break
+    else:
+        raise AssertionError(
+            f"no plot with one line per width labelled {', '.join(f'width {w}' for w in WIDTHS)} "
+            f"was found: draw ax_sweep.plot(LEARNING_RATES, accuracies, label=f'width {{width}}') "
+            f"for each width")
+    assert ax["xscale"] == "log", (
+        f"the x axis of the sweep must be logarithmic (ax_sweep.set_xscale('log')), not "
+        f"{ax['xscale']}: the learning rates are a factor of 3 apart")
+    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
+        "label both axes of the sweep (ax_sweep.set_xlabel, ax_sweep.set_ylabel): the learning "
+        "rate, and the validation accuracy")
+    for width, [line] in lines.items():
+        expected = [grid[(float(width), float(lr))] for lr in LEARNING_RATES]
+        shown = sorted(zip(line["x"].tolist(), line["y"].tolist()))
+        assert len(shown) == len(LEARNING_RATES) and np.allclose(
+            [x for x, _ in shown], LEARNING_RATES, rtol=1e-9) and np.allclose(
+            [y for _, y in shown], expected, rtol=1e-9, atol=1e-12), (
+            f"the line {line['label']!r} shows {shown}, but sweep[{width}] holds "
+            f"{dict(zip(LEARNING_RATES, expected))}: plot the learning rates on x and the "
+            f"validation accuracies of sweep[{width}] on y")

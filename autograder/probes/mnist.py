@@ -7,7 +7,8 @@ import dp
 from dp.model import BatchNorm, Dense, Dropout
 
 from .dp_common import model as _model, network as _network
-from .schema import AnyShape, Array, Either, Items, Number, Optional, Plain, Text
+from .weight_initialisation import all_figure_data
+from .schema import AXES, AnyShape, Array, Either, Items, Number, Optional, Plain, Text
 
 MAX_LAYERS = 32
 MAX_WEIGHTS = 4_000_000          # parameters the grader reads (32 MB, within a reply's 64 MiB):
@@ -92,6 +93,21 @@ def error_analysis(ns):
             "probabilities": probabilities}
 
 
+def sweep(ns):
+    """The width x learning-rate sweep: `sweep[width][lr]` as rows (width, lr, accuracy), None
+    where it is not a dict of dicts of numbers, and what the figures show."""
+    table = ns.get("sweep")
+    rows = None
+    if isinstance(table, dict) and all(isinstance(row, dict) for row in table.values()):
+        try:
+            rows = np.array([[float(width), float(lr), float(accuracy)]
+                             for width, row in table.items() for lr, accuracy in row.items()],
+                            dtype=float).reshape(-1, 3)
+        except (TypeError, ValueError):
+            rows = None
+    return {"sweep": rows, "axes": all_figure_data(ns)}
+
+
 _WEIGHTS = Array((None, None), max_size=MAX_WEIGHTS)      # finite: a diverged network raised in
 _ROW = Array((1, None), max_size=MAX_WEIGHTS)             # training (dp: "the loss became nan")
 LAYER = Either({"kind": "dense", "activation": Text(20), "W": _WEIGHTS, "b": _ROW},
@@ -104,6 +120,7 @@ REPLIES = {
     "network": lambda images: Either(
         {"layers": Items(LAYER, max_len=MAX_LAYERS), "digits": Array((len(images),))},
         {"not_standard": Text(300)}),
+    "sweep": {"sweep": Optional(Array((None, 3), finite=False, max_size=3000)), "axes": AXES},
     "error_analysis": {"confusion": Optional(Array((10, 10))), "worst": Optional(Array((None,), max_size=100)),
                        "y_val": Array((None,), max_size=100_000),
                        "x_val_sums": Array((None,), max_size=100_000),

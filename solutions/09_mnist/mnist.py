@@ -268,6 +268,9 @@ ax_sweep.legend()
 ### END SOLUTION
 plt.show()
 
+# %%
+check("width_lr_sweep")
+
 # %% [markdown]
 # What did the sweep tell you, and what did you change (or keep) in `Network` because of it?
 # (A sentence or two here; not graded.)
