@@ -97,6 +97,37 @@ def reworded(why: str, old, new) -> str:
     return why
 
 
+# the rank of an explanation that says only the kinds of what was dropped or swapped ("a term
+# dropped: a negation where the right computation has a difference"): a student cannot tell from
+# it what their code got wrong, nor whether it is theirs at all (it may match a different mistake
+# by coincidence), so `grading.checking` never names it, but counts it as one more line that gives
+# the reply (references.OPAQUE, in the student bundle too)
+OPAQUE = 3
+# the mutations whose meaning is which part they drop or swap
+_PARTS = ("a term dropped", "a factor dropped", "the division dropped", "two values swapped",
+          "two arguments swapped")
+
+
+def opaque(why: str) -> bool:
+    """Whether the mutation `why` says what it did only by which part it changed (_PARTS)."""
+    return why.startswith(_PARTS)
+
+
+def changed_parts(why: str, old, new) -> list:
+    """The nodes a mutation of _PARTS changed: the operand that `new` drops from the operation
+    `old` (a + b -> a: [b]; a - b -> -b: [a]), or the two items that it swaps; [] otherwise."""
+    if not opaque(why):
+        return []
+    if isinstance(old, ast.BinOp):
+        kept = new.operand if isinstance(new, ast.UnaryOp) else new
+        return [old.right] if kept is old.left else [old.left] if kept is old.right else []
+    field = "elts" if isinstance(old, (ast.Tuple, ast.List)) else "args"
+    before, after = getattr(old, field, None), getattr(new, field, None)
+    if before is None or after is None or len(before) != len(after):
+        return []
+    return [a for a, b in zip(before, after) if a is not b]
+
+
 def _is_one(node) -> bool:
     return isinstance(node, ast.Constant) and node.value == 1 and not isinstance(node.value, bool)
 
