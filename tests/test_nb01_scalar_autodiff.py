@@ -229,9 +229,11 @@ def test_a_wrong_grad_is_located_at_the_first_register_that_differs_going_back()
     from autograder.grading.checking import LOCATED
     right = ref.node_gradients(PROGRAM, INPUTS)
     received = [-1.0, 1.0 + 0.5, *right[2:]]     # d v2/dx0 = x1, d v2/dx1 = x0, plus out's 1
-    assert graph_located(received, PROGRAM, INPUTS) == (
+    assert graph_located(received, right, PROGRAM, INPUTS) == (
         f"{LOCATED}, going back from the output, is the grad of x1 = -1: expected "
         f"{right[1]:.8g}, received 1.5; it comes from v2 = x0 * x1 and out = v3 + x1, whose "
         f"grads are right")
-    assert graph_located(right, PROGRAM, INPUTS) == ""
-    assert graph_located(None, PROGRAM, INPUTS) == "" and graph_located(right[:2], PROGRAM, INPUTS) == ""
+    assert graph_located(right, right, PROGRAM, INPUTS) == ""
+    assert graph_located(None, right, PROGRAM, INPUTS) == ""
+    assert graph_located(right[:2], right, PROGRAM, INPUTS) == ""
+    assert graph_located(received, None, PROGRAM, INPUTS) == ""

@@ -115,11 +115,13 @@ def test_a_difference_is_located_at_the_first_node_and_step_that_the_network_com
     got["t1"][1:] += 1.0
     got["t2"][2:] += 1.0
     got["a0"][2] += 1.0
-    assert first_difference(got, expected, network) == (
+    order = reference.step_order(network)
+    assert first_difference(got, expected, network, order) == (
         f"{LOCATED}, in the order the unrolled network computes them, is node 't1' = "
         f"tanh('a0') at step 1 (the earlier nodes and steps are right)")
-    assert first_difference(got, expected, network, backward=True) == (
+    assert first_difference(got, expected, network, order, backward=True) == (
         f"{LOCATED}, going back in the order the unrolled network computes them, is node 't2' = "
         f"tanh('t1') at step 3 (the later nodes and steps are right)")
-    assert first_difference(expected, expected, network) == ""
+    assert first_difference(expected, expected, network, order) == ""
+    assert first_difference(got, expected, network, None) == ""
 
