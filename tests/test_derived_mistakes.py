@@ -454,3 +454,20 @@ def test_an_opaque_change_counts_among_the_lines_that_give_the_reply():
     assert NAMES not in misconception(2.0, 1.0, variants, CLOSE)
     assert misconception(2.0, 1.0, variants[:2], CLOSE) == NAMES + derived.DERIVED_WHY + \
         "a sign flipped" + OR_NAMES + derived.DERIVED_WHY + "swapped"
+
+
+def test_the_vocabulary_is_the_exercises_code_and_what_its_text_quotes(tmp_path, monkeypatch):
+    """A name in the prose only ("the two terms", "Oktay, D.", "the rope's") is no name of the
+    student's code: not quotable; one in a code cell, in backquotes or in $math$ is."""
+    import json
+    folder = tmp_path / "99_words"
+    folder.mkdir()
+    prose = "The two terms of D. Oktay's rope: `scale` and $s_t$.\n"
+    cells = [{"cell_type": "markdown", "source": [prose]},
+             {"cell_type": "code", "source": ["def f(x):\n", "    \"\"\"v_hat = v / c\"\"\"\n"]}]
+    (folder / "words.ipynb").write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    monkeypatch.setattr(wording, "EXERCISES", tmp_path)
+    monkeypatch.setattr(wording, "_texts", {})
+    words = wording.vocabulary("words")
+    assert [name for name in ("scale", "s_t", "f", "x", "v_hat", "terms", "D", "Oktay", "s", "rope")
+            if wording.quotable(name, words)] == ["scale", "s_t", "f", "x", "v_hat"]

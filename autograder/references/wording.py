@@ -51,21 +51,27 @@ _texts: dict = {}
 
 
 def vocabulary(notebook: str) -> str:
-    """The text of the cells of the released exercise `exercises/*/<notebook>.ipynb` ('' where
-    there is none): what an explanation may quote."""
+    """What an explanation may quote of the released exercise `exercises/*/<notebook>.ipynb` (''
+    where there is none): its code cells (their docstrings state the formulas the student codes),
+    and what its text cells put in backquotes or in $math$. Not its prose: a name that is also a
+    word there ("the two terms", "Oktay, D.") is not one the student's code has."""
     if notebook not in _texts:
         text = []
         for path in sorted(EXERCISES.glob(f"*/{notebook}.ipynb")):
             cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-            text += ["".join(c.get("source", "")) for c in cells]
+            for cell in cells:
+                source = "".join(cell.get("source", ""))
+                spans = re.findall(r"`([^`\n]+)`|\$([^$]+)\$", source)
+                text += [source] if cell.get("cell_type") == "code" else \
+                    ["".join(parts) for parts in spans]
         _texts[notebook] = "\n".join(text)
     return _texts[notebook]
 
 
 def quotable(text: str, words: str) -> bool:
     """Whether `text` occurs in the exercise's text `words`, as a whole (not inside a longer
-    name)."""
-    return bool(text) and re.search(r"(?<![\w.])" + re.escape(text) + r"(?!\w)", words) is not None
+    name, nor an English possessive's s)."""
+    return bool(text) and re.search(r"(?<![\w.'])" + re.escape(text) + r"(?!\w)", words) is not None
 
 
 def rank(why: str) -> int:
