@@ -404,7 +404,7 @@ def test_derived_ids_are_written_in_the_format_that_checking_reads():
     assert (derived.SITE, derived.RANK) == (references.SITE, references.RANK)
 
 
-# -- a dropped or swapped part is named by its name, or the mistake is not named --------------------
+# -- a dropped or swapped part is named by its name, or the mistake is not named -------------------
 def _explained(code: str, words: str, why: str, new_of) -> tuple:
     """derived._explained of the mutation new_of(old) of the value of the assignment `code`, in
     an exercise whose text is `words`."""
