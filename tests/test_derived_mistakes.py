@@ -3,6 +3,7 @@ wrong versions of a reference by rewrite rules on its syntax tree, `ref.misconce
 gives their values after the catalogue's, `checking.misconception` names one that a failing reply
 equals (the catalogue first), and `checking.located` says where a reply that nothing names goes
 wrong. A right answer, and an equivalent form that the checks accept, is never named."""
+import ast
 import time
 
 import numpy as np
@@ -12,7 +13,7 @@ from autograder import references
 from autograder.checks import optimizers as optimizer_checks
 from autograder.checks import scalar_autodiff as scalar_checks
 from autograder.grading.checking import LOCATED, NAMES, OR_NAMES, located, misconception, within
-from autograder.references import derived, optimizers
+from autograder.references import derived, optimizers, wording
 from autograder.reports.classreport import named_mistakes
 from tests.test_nb06_optimizers import FORMS
 
@@ -401,3 +402,72 @@ def test_shapes_that_differ_in_several_ways_are_not_located():
 
 def test_derived_ids_are_written_in_the_format_that_checking_reads():
     assert (derived.SITE, derived.RANK) == (references.SITE, references.RANK)
+
+
+# -- a dropped or swapped part is named by its name, or the mistake is not named -------------------
+def _explained(code: str, words: str, why: str, new_of) -> tuple:
+    """derived._explained of the mutation new_of(old) of the value of the assignment `code`, in
+    an exercise whose text is `words`."""
+    statement = ast.parse(code).body[0]
+    old = statement.value
+    derived._words[0] = words
+    try:
+        return derived._explained(statement, [("value", None)], old, new_of(old), why)
+    finally:
+        derived._words[0] = ""
+
+
+def test_a_dropped_term_is_named_by_its_name_when_the_exercise_has_it():
+    assert _explained("y = a + rate", "y = a + rate", "a term dropped", lambda old: old.left) == \
+        ("in the line that computes `y`: a term dropped (`rate`)", 1)
+    assert _explained("y = a / rate", "y a rate", "the division dropped", lambda old: old.left) \
+        == ("in the line that computes `y`: the division dropped (`rate`)", 1)
+
+
+def test_a_dropped_part_that_only_its_kind_describes_is_opaque():
+    """The exercise has no name for what was dropped: 'a term dropped: a name where the right
+    computation has a sum' tells a student nothing, and is ranked never to be named."""
+    why, rank = _explained("y = a + secret", "y", "a term dropped", lambda old: old.left)
+    assert why == "in the line that computes `y`: a term dropped: a name where the right " \
+                  "computation has a sum" and rank == references.OPAQUE == wording.OPAQUE
+
+
+def test_two_swapped_values_are_named_by_their_names_or_are_opaque():
+    swap = lambda old: ast.Tuple([old.elts[1], old.elts[0]], ast.Load())    # noqa: E731
+    assert _explained("y = (w, b)", "y w b", "two values swapped", swap) == \
+        ("in the line that computes `y`: two values swapped (`w` and `b`)", 0)
+    assert _explained("y = (w * 2, b)", "y w b", "two values swapped", swap)[1] == references.OPAQUE
+
+
+def test_an_opaque_change_is_not_named_and_the_reply_is_located():
+    message = misconception(np.array([2.0, 4.0]), np.array([1.0, 2.0]),
+                            [_variant(5, references.OPAQUE, "dropped", "a term dropped: x", 0)
+                             [:2] + [np.array([2.0, 4.0])]], CLOSE)
+    assert message == LOCATED + ": every received value is 2 times the expected one."
+
+
+def test_an_opaque_change_counts_among_the_lines_that_give_the_reply():
+    """Two lines give the reply by changes of other kinds, and a third by an opaque one: three
+    unrelated explanations of one value name none of them."""
+    variants = [_variant(1, 0, "sign", "a sign flipped"), _variant(2, 0, "swapped", "swapped"),
+                _variant(3, references.OPAQUE, "dropped", "a term dropped: x")]
+    assert NAMES not in misconception(2.0, 1.0, variants, CLOSE)
+    assert misconception(2.0, 1.0, variants[:2], CLOSE) == NAMES + derived.DERIVED_WHY + \
+        "a sign flipped" + OR_NAMES + derived.DERIVED_WHY + "swapped"
+
+
+def test_the_vocabulary_is_the_exercises_code_and_what_its_text_quotes(tmp_path, monkeypatch):
+    """A name in the prose only ("the two terms", "Oktay, D.", "the rope's") is no name of the
+    student's code: not quotable; one in a code cell, in backquotes or in $math$ is."""
+    import json
+    folder = tmp_path / "99_words"
+    folder.mkdir()
+    prose = "The two terms of D. Oktay's rope: `scale` and $s_t$.\n"
+    cells = [{"cell_type": "markdown", "source": [prose]},
+             {"cell_type": "code", "source": ["def f(x):\n", "    \"\"\"v_hat = v / c\"\"\"\n"]}]
+    (folder / "words.ipynb").write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    monkeypatch.setattr(wording, "EXERCISES", tmp_path)
+    monkeypatch.setattr(wording, "_texts", {})
+    words = wording.vocabulary("words")
+    assert [name for name in ("scale", "s_t", "f", "x", "v_hat", "terms", "D", "Oktay", "s", "rope")
+            if wording.quotable(name, words)] == ["scale", "s_t", "f", "x", "v_hat"]

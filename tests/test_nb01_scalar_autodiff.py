@@ -138,7 +138,8 @@ def test_on_x_doubled_60_times_the_gradient_is_2_to_the_60_exactly(notebook):
     assignment = COURSE.assignment(ASSIGNMENT)
     received = LocalSubmission(notebook, assignment).probe(
         "graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs), bounded=True)
-    assert received == {"grad": 1.0, "input_grads": [2.0 ** 60]}
+    assert (received["grad"], received["input_grads"]) == (1.0, [2.0 ** 60])
+    assert received["node_grads"].tolist() == [2.0 ** (60 - k) for k in range(61)]
 
 
 class Slotted:
@@ -162,7 +163,7 @@ def test_the_bound_works_on_a_class_with_slots_and_leaves_it_as_it_was():
     probe = LocalSubmission({"Scalar": Slotted}, assignment).probe
     received = probe("graph", inputs=inputs, nodes=ref.graph_nodes(program, inputs),
                      bounded=True)
-    assert received == {"grad": 1.0, "input_grads": [2.0 ** 60]}
+    assert (received["grad"], received["input_grads"]) == (1.0, [2.0 ** 60])
     assert Slotted.__dict__["__setattr__"] is own and "__getattribute__" not in Slotted.__dict__
 
     class EveryPath(Slotted):
@@ -211,3 +212,29 @@ def test_the_chain_rule_check_refuses_a_cycle_and_reads_a_long_chain_in_linear_t
     got = operand_gradients(chain, [9_999, None], "a chain")
     assert time.process_time() - start < 1.0
     assert got[0] == pytest.approx(1.0, rel=1e-9) and got[1] is None
+
+
+PROGRAM, INPUTS = [["mul", 0, 1], ["exp", 2], ["add", 3, 1]], [0.5, -1.0]
+
+
+def test_the_grads_of_every_register_are_dps_at_the_inputs():
+    grads = ref.node_gradients(PROGRAM, INPUTS)
+    assert grads[:2] == pytest.approx(ref.program_gradients(PROGRAM, INPUTS), rel=1e-12)
+    assert grads[2:] == pytest.approx([np.exp(-0.5), 1.0, 1.0], rel=1e-12)    # v2, v3, out
+
+
+def test_a_wrong_grad_is_located_at_the_first_register_that_differs_going_back():
+    """The local derivatives of v2 = x0 * x1 without the upstream grad: x0 and x1 are wrong,
+    v2 and after are right; going back from the output, x1 comes first."""
+    from autograder.checks.scalar_autodiff import graph_located
+    from autograder.grading.checking import LOCATED
+    right = ref.node_gradients(PROGRAM, INPUTS)
+    received = [-1.0, 1.0 + 0.5, *right[2:]]     # d v2/dx0 = x1, d v2/dx1 = x0, plus out's 1
+    assert graph_located(received, right, PROGRAM, INPUTS) == (
+        f"{LOCATED}, going back from the output, is the grad of x1 = -1: expected "
+        f"{right[1]:.8g}, received 1.5; it comes from v2 = x0 * x1 and out = v3 + x1, whose "
+        f"grads are right")
+    assert graph_located(right, right, PROGRAM, INPUTS) == ""
+    assert graph_located(None, right, PROGRAM, INPUTS) == ""
+    assert graph_located(right[:2], right, PROGRAM, INPUTS) == ""
+    assert graph_located(received, None, PROGRAM, INPUTS) == ""

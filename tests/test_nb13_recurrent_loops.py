@@ -100,3 +100,28 @@ def test_the_graders_lstm_is_the_notebooks():
 
 def test_probes_use_no_forbidden_import():
     assert not forbidden_imports_of_probes(ASSIGNMENT)
+
+
+def test_a_difference_is_located_at_the_first_node_and_step_that_the_network_computes_wrong():
+    """long_loop(2): a0 = x + d, t1 = tanh(a0), t2 = tanh(t1), d = t2 one step back. A wrong
+    t1 from step 1 on, and t2 and a0 after it: going forward the first is t1 at step 1; going
+    back (as for gradients) the first is the last step's last node that differs, t2 at step 3."""
+    from autograder.checks.recurrent_loops import first_difference, long_loop
+    from autograder.grading.checking import LOCATED
+    network = long_loop(2)
+    rng = np.random.default_rng(0)
+    expected = {name: rng.normal(size=(4, 2, 3)) for name in network}
+    got = {name: value.copy() for name, value in expected.items()}
+    got["t1"][1:] += 1.0
+    got["t2"][2:] += 1.0
+    got["a0"][2] += 1.0
+    order = reference.step_order(network)
+    assert first_difference(got, expected, network, order) == (
+        f"{LOCATED}, in the order the unrolled network computes them, is node 't1' = "
+        f"tanh('a0') at step 1 (the earlier nodes and steps are right)")
+    assert first_difference(got, expected, network, order, backward=True) == (
+        f"{LOCATED}, going back in the order the unrolled network computes them, is node 't2' = "
+        f"tanh('t1') at step 3 (the later nodes and steps are right)")
+    assert first_difference(expected, expected, network, order) == ""
+    assert first_difference(got, expected, network, None) == ""
+

@@ -21,7 +21,8 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import compare, probe, trained_parameters
+from autograder.grading.checking import (LOCATED, NAMES, compare, floored_rel_error, probe,
+                                         trained_parameters)
 from autograder.probes.recurrent_loops import MAX_UNITS
 
 ref = references.of(__name__)
@@ -235,10 +236,53 @@ def test_the_values_of_every_node(case, submission, rng, public, metrics):
     missing = sorted(set(network) - set(out["values"]))
     assert not missing, f"run on {where} returned no values for the nodes {missing[:5]}"
     mistakes = ref.misconceptions.unrolled(network, params, inputs, upstream)
-    for name in network:
-        compare(out["values"][name], expected[name],
-                f"the values of {name!r} ({network[name][0]}) on {where}", metrics, tol=TOL,
-                mistakes=mistakes, part=lambda v, name=name: v["values"][name])
+    with located_at_a_node(out["values"], expected, network):
+        for name in network:
+            compare(out["values"][name], expected[name],
+                    f"the values of {name!r} ({network[name][0]}) on {where}", metrics, tol=TOL,
+                    mistakes=mistakes, part=lambda v, name=name: v["values"][name])
+
+
+def first_difference(got, expected, network, order, backward=False) -> str:
+    """'. The first difference ...': the first node and step, in the order the unrolled network
+    computes them (step after step, each node after its operands: `order`, ref.hint.step_order),
+    where the sequences `got` ({node: (T, B, k)}, a reply) differ from `expected` by more than
+    TOL; in the reverse order for gradients (`backward`), where an error enters going back. ''
+    when none differs or the order is not known (None)."""
+    if not order:
+        return ""
+    T = len(next(iter(expected.values())))
+    for t in (reversed(range(T)) if backward else range(T)):
+        for name in (reversed(order) if backward else order):
+            mine, right = got.get(name), expected[name]
+            if np.shape(mine) != np.shape(right) or floored_rel_error(mine[t], right[t]) > TOL:
+                op, *args = network[name]
+                return (f"{LOCATED}, {'going back ' if backward else ''}in the order the "
+                        f"unrolled network computes them, is node {name!r} = "
+                        f"{op}({', '.join(map(repr, args))}) at step {t} (the "
+                        f"{'later' if backward else 'earlier'} nodes and steps are right)")
+    return ""
+
+
+class located_at_a_node:
+    """A block of `compare`s of the nodes' sequences: a failure that names no known mistake ends
+    with `first_difference` (the node and step where the difference starts) instead of where the
+    failing node's array differs."""
+
+    def __init__(self, got, expected, network, backward=False):
+        # asked for on every run, so that the public cases hold it for the self-check too
+        self.args = got, expected, network, ref.hint.step_order(network), backward
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is not AssertionError or NAMES in str(error):
+            return False
+        sentence = first_difference(*self.args)
+        if sentence:
+            raise AssertionError(str(error).split(LOCATED)[0] + sentence) from None
+        return False
 
 
 @pytest.mark.task("loop_forward")
@@ -276,11 +320,12 @@ def check_gradients(submission, rng, public, metrics, last_only):
     for part, names in (("params", params), ("nodes", network)):
         missing = sorted(set(names) - set(out[part]))
         assert not missing, f"backward on {where} returned no gradient for the {part} {missing[:5]}"
-        for name in names:
-            compare(out[part][name], expected[part][name],
-                    f"the gradient of {'the parameter' if part == 'params' else 'the node'} "
-                    f"{name!r} on {where}", metrics, tol=TOL, mistakes=mistakes,
-                    part=lambda v, part=part, name=name: v[part][name])
+        with located_at_a_node(out["nodes"], expected["nodes"], network, backward=True):
+            for name in names:
+                compare(out[part][name], expected[part][name],
+                        f"the gradient of {'the parameter' if part == 'params' else 'the node'} "
+                        f"{name!r} on {where}", metrics, tol=TOL, mistakes=mistakes,
+                        part=lambda v, part=part, name=name: v[part][name])
 
 
 @pytest.mark.task("loop_backward")

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import misconception, pairs
+from autograder.grading.checking import LOCATED, NAMES, misconception, pairs
 from autograder.sandbox.errors import ProbeError
 from dp import relative_error
 
@@ -213,13 +213,50 @@ def test_function_value_and_derivative(fn, submission, rng, expect):
 
 # -- backward: graphs made of nodes with the true local derivatives ----------------------------
 
-def describe(program, inputs, limit=12) -> str:
+def register_names(program, inputs) -> list:
+    """The name of each register of `program` in its description: x0, x1, ..., v3, ..., out."""
     names = [f"x{i}" if i < len(inputs) else f"v{i}" for i in range(len(inputs) + len(program))]
     if program:
         names[-1] = "out"
-    lines = [f"{names[i]} = {fmt(x)}" for i, x in enumerate(inputs)]
-    lines += [f"{names[len(inputs) + k]} = {GRAPH_OPS[op].format(*(names[i] for i in args))}"
-              for k, (op, *args) in enumerate(program)]
+    return names
+
+
+def definitions(program, inputs) -> list:
+    """'x0 = 0.5', ..., 'v3 = x0 * x1', ...: each register's value or operation on its inputs."""
+    names = register_names(program, inputs)
+    return [f"{names[i]} = {fmt(x)}" for i, x in enumerate(inputs)] + \
+        [f"{names[len(inputs) + k]} = {GRAPH_OPS[op].format(*(names[i] for i in args))}"
+         for k, (op, *args) in enumerate(program)]
+
+
+LOCATED_NODES = 200     # graphs of at most this many nodes are located node by node (the public
+                        # cases hold their true grads: not 01's chain of 5,000 nodes)
+
+
+def graph_located(received, expected, program, inputs) -> str:
+    """'. The first difference ...': of the grads of the registers of `program` that backward()
+    left (`received`: the probe's node_grads, None where the reply had none usable), the first
+    that differs from d out/d register (`expected`: ref.hint.node_gradients, None where not
+    asked for), in backward order, from the output back, with the nodes
+    it gets its grad from (their grads are right: the error enters on their edges to it, and
+    the registers before it inherit it). '' when none differs."""
+    if received is None or expected is None or len(received) != len(expected):
+        return ""
+    lines = definitions(program, inputs)
+    for k in reversed(range(len(expected))):
+        if not relative_error(received[k], expected[k], FLOOR) <= TOL:
+            children = [lines[len(inputs) + c] for c, (_, *args) in enumerate(program)
+                        if k in args]
+            return (f"{LOCATED}, going back from the output, is the grad of {lines[k]}: expected "
+                    f"{fmt(expected[k])}, received {fmt(received[k])}" +
+                    (f"; it comes from {' and '.join(children)}, whose grad"
+                     f"{'s are' if len(children) > 1 else ' is'} right" if children
+                     else ""))
+    return ""
+
+
+def describe(program, inputs, limit=12) -> str:
+    lines = definitions(program, inputs)
     if len(lines) > limit:
         lines = lines[:limit - 2] + [f"... ({len(lines) - limit + 1} more)", lines[-1]]
     return "; ".join(lines)
@@ -270,12 +307,23 @@ def check_graph(submission, expect, program, inputs, what, bounded=False, twice=
     expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
     expected = ref.program_gradients(program, inputs)
     mistakes = ref.misconceptions.program_gradients(program, inputs)
+    node_grads = ref.hint.node_gradients(program, inputs) \
+        if len(inputs) + len(program) <= LOCATED_NODES else None      # asked for on every run
     hint = (lambda: "; the second call added to the grads that the first one left: set the "
             "grad of every node of the graph to 0 before accumulating") if twice else (
-        lambda: misconception(received["input_grads"], expected, mistakes, CLOSE))
+        lambda: _named_or_located(received, expected, mistakes, node_grads, program, inputs))
     for i, (got, want) in enumerate(pairs(received["input_grads"], expected,
                                           f"{where}: input gradients")):
         expect(got, want, f"{where}: d out/dx{i}", hint=hint)
+
+
+def _named_or_located(received, expected, mistakes, node_grads, program, inputs) -> str:
+    """The known mistake that the input grads of the reply equal; else the first register whose
+    grad differs from `node_grads` (graph_located); else where the input grads differ."""
+    named = misconception(received["input_grads"], expected, mistakes, CLOSE)
+    if NAMES in named:
+        return named
+    return graph_located(received.get("node_grads"), node_grads, program, inputs) or named
 
 
 @pytest.mark.task("scalar_backprop")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..references import DERIVED, RANK, SITE
+from ..references import DERIVED, OPAQUE, RANK, SITE
 from ..sandbox.errors import ProbeError, ProbeTimeout
 
 
@@ -187,7 +187,9 @@ def _derived_named(matches: list) -> list:
     what a simpler, more common one of the same line gives defers to it: wording.rank), at most
     DERIVED_NAMED; none when more lines give the reply by changes of different kinds
     (wording.kind: unrelated changes that all give this value say nothing about which the
-    student made, and the message locates the difference instead)."""
+    student made, and the message locates the difference instead). A line whose best change
+    has rank OPAQUE (its explanation says only the kinds of what was dropped or swapped) counts
+    among the lines, and is not named: the message locates the difference instead."""
     best = {}
     for id_, why in matches:
         site, _, rank = id_.rpartition(SITE)[2].rpartition(RANK)
@@ -200,8 +202,9 @@ def _derived_named(matches: list) -> list:
     named = [pair for _, pairs in best.values() for pair in pairs]
     if len(best) > DERIVED_NAMED and len({kind for kind, _ in named}) > 1:
         return []
-    # each line's first, the simplest lines first, before a line's further ones
-    lines = sorted(best.values(), key=lambda line: line[0])
+    # each line's first, the simplest lines first, before a line's further ones; a line whose
+    # best change only says the kinds of what it dropped or swapped (OPAQUE) is not named
+    lines = sorted((line for line in best.values() if line[0] < OPAQUE), key=lambda line: line[0])
     ordered = [pairs[0] for _, pairs in lines] + [p for _, pairs in lines for p in pairs[1:]]
     return [why for _, why in ordered][:DERIVED_NAMED]
 

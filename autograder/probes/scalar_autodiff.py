@@ -18,7 +18,9 @@ import contextlib
 import math
 import operator
 
-from .schema import Either, Hint, Items, Number, TypeName
+import numpy as np
+
+from .schema import Array, Either, Hint, Items, Number, TypeName
 
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}
 
@@ -143,8 +145,9 @@ def graph(ns, inputs, nodes, bounded=False, twice=False):
     """Leaves holding `inputs` start a list of registers; each node of `nodes` (arrays "values",
     "parents" and "locals", a row per node; parent -1: none) appends Scalar(value, ((register i,
     local), ...)). Then the student's backward() from the last register (`twice`: two calls in
-    a row, as after a second loss on the same nodes). Returns the last register's grad, and the
-    grad of every input, after the last call. With `bounded`, the backward() may write a
+    a row, as after a second loss on the same nodes). Returns the last register's grad, the
+    grad of every input, and of every register (to locate the first that differs), after the
+    last call. With `bounded`, the backward() may write a
     grad, and read a node's parents, WORK times per node and edge of the graph (`_bounded`):
     only on the graph of many paths, so that a correct backward that is merely slow (a
     quadratic sort) is not called wrong elsewhere."""
@@ -166,7 +169,8 @@ def graph(ns, inputs, nodes, bounded=False, twice=False):
             if over:        # whatever the student's code made of the first _Stop
                 raise TooMuchWork(over[0]) from None
     return {"grad": float(out.grad),
-            "input_grads": [float(x.grad) for x in registers[:len(inputs)]]}
+            "input_grads": [float(x.grad) for x in registers[:len(inputs)]],
+            "node_grads": np.array([float(x.grad) for x in registers])}
 
 
 def numgrad(ns, function, x, eps=None):
@@ -197,7 +201,8 @@ def _operation(*operands):
 REPLIES = {
     "binary": lambda op, a, b, number=None: _operation(number == "left", number == "right"),
     "unary": lambda fn, a: _operation(False),
-    "graph": lambda inputs, nodes, bounded=False, twice=False: {"grad": Number(),
-                                                    "input_grads": Items(Number(), len(inputs))},
+    "graph": lambda inputs, nodes, bounded=False, twice=False: {
+        "grad": Number(), "input_grads": Items(Number(), len(inputs)),
+        "node_grads": Hint(Array((len(inputs) + len(nodes["values"]),), finite=False))},
     "numgrad": {"estimate": Number(), "offsets": Hint(Items(Number(finite=False), max_len=10))},
 }

@@ -81,6 +81,8 @@ DERIVED = "derived:"
 # and ends with @<module>:<line of the change>#<rank>.<kind> (derived.py, wording.py), which
 # `checking.misconception` reads to tell one line's mutations from unrelated ones
 SITE, RANK = "@", "#"
+# the rank of a derived mistake that is never named, only counted (references/wording.py: OPAQUE)
+OPAQUE = 3
 
 hint_keys: set = set()      # the keys recorded from `ref.hint` calls (a missing one is no failure)
 

@@ -660,8 +660,9 @@ DERIVED_WHY = "the computation with one change, "
 
 def _explained(statement, path, old, new, why) -> tuple:
     """(the explanation of the mutation `old` -> `new` at `path` of `statement`: what it does
-    (wording.reworded), where (wording.role), else what replaced what, by their kinds; its
-    wording.rank)."""
+    (wording.reworded), where (wording.role), else what was dropped or swapped when the exercise
+    has its names (wording.changed_parts), else what replaced what, by their kinds; its
+    wording.rank, wording.OPAQUE for a dropped or swapped part that only its kind describes)."""
     ancestors, node = [], statement
     for field, index in path:
         ancestors.append(node)
@@ -670,10 +671,17 @@ def _explained(statement, path, old, new, why) -> tuple:
         swapped = wording.swapped_derivatives(statement, old)
         if swapped:
             return swapped, 0
-    changed = wording.reworded(why, old, new)
+    changed, opaque = wording.reworded(why, old, new), False
     if changed == why and "`" not in why:
-        changed = f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
+        named = [_quote(n) for n in wording.changed_parts(why, old, new)]
+        if named and all(q.startswith("`") for q in named):
+            changed = f"{why} ({' and '.join(named)})"
+        else:
+            changed = f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
+            opaque = wording.opaque(why)
     explained = wording.role(statement, ancestors, old, new, changed, _words[0])
+    if opaque and explained != wording.STALE:
+        return explained, wording.OPAQUE
     return explained, wording.rank(changed if explained.endswith(changed) else explained)
 
 

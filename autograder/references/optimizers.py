@@ -121,7 +121,8 @@ def momentum_beta_swapped(theta, g, state, t, lr, beta):
     return theta - lr * _average(state, "v", g, 1 - beta, beta)
 
 
-@_mistake("momentum_update", "plain gradient descent, theta <- theta - lr * g: v is not used")
+@_mistake("momentum_update", "plain gradient descent, theta <- theta - lr * g: the velocity v "
+                             "is not used in the step")
 def momentum_without_velocity(theta, g, state, t, lr, beta):
     return theta - lr * g
 

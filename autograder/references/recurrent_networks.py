@@ -123,7 +123,8 @@ BPTT_MISTAKES = {
     "tanh": "BPTT without the tanh derivative (1 - h_t^2)",
     "overwrite": "a gradient overwritten at every step instead of summed over the steps",
     "last_step": "BPTT over the last step only",
-    "no_delay": "BPTT that does not send the gradient back through the delay node to h_{t-1}",
+    "no_delay": "BPTT that does not send the gradient back through the delay node to h_{t-1}: "
+                "dL/dh_t holds only its direct part, nothing from step t+1",
     "wrap": "h_{t-1} at t = 0 read from H[-1] (the last state) instead of h_init",
     "untransposed": "the gradient sent back through W_h instead of its transpose",
 }

@@ -61,6 +61,18 @@ def program_gradients(program, inputs) -> list:
     return [float(grads.get(f"x{i}", 0.0)) for i in range(len(inputs))]
 
 
+def node_gradients(program, inputs) -> list:
+    """d out / d r for every register r of `program` (the inputs first; out is the last), by
+    the chain rule from the output back: d out/d r = sum over r's children c of
+    d out/d c * d c/d r (the local derivatives of `_nodes`)."""
+    grads = [0.0] * (len(inputs) + len(program)) if program else [1.0] * len(inputs)
+    grads[-1] = 1.0
+    for k, (_, edges) in reversed(list(enumerate(_nodes(program, inputs)))):
+        for register, local in edges:
+            grads[register] += grads[len(inputs) + k] * local
+    return grads
+
+
 def _nodes(program, inputs) -> list:
     """[value, [(register, local derivative), ...]] for each instruction [op, i] or [op, i, j]."""
     values, nodes = list(inputs), []

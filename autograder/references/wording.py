@@ -51,21 +51,27 @@ _texts: dict = {}
 
 
 def vocabulary(notebook: str) -> str:
-    """The text of the cells of the released exercise `exercises/*/<notebook>.ipynb` ('' where
-    there is none): what an explanation may quote."""
+    """What an explanation may quote of the released exercise `exercises/*/<notebook>.ipynb` (''
+    where there is none): its code cells (their docstrings state the formulas the student codes),
+    and what its text cells put in backquotes or in $math$. Not its prose: a name that is also a
+    word there ("the two terms", "Oktay, D.") is not one the student's code has."""
     if notebook not in _texts:
         text = []
         for path in sorted(EXERCISES.glob(f"*/{notebook}.ipynb")):
             cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-            text += ["".join(c.get("source", "")) for c in cells]
+            for cell in cells:
+                source = "".join(cell.get("source", ""))
+                spans = re.findall(r"`([^`\n]+)`|\$([^$]+)\$", source)
+                text += [source] if cell.get("cell_type") == "code" else \
+                    ["".join(parts) for parts in spans]
         _texts[notebook] = "\n".join(text)
     return _texts[notebook]
 
 
 def quotable(text: str, words: str) -> bool:
     """Whether `text` occurs in the exercise's text `words`, as a whole (not inside a longer
-    name)."""
-    return bool(text) and re.search(r"(?<![\w.])" + re.escape(text) + r"(?!\w)", words) is not None
+    name, nor an English possessive's s)."""
+    return bool(text) and re.search(r"(?<![\w.'])" + re.escape(text) + r"(?!\w)", words) is not None
 
 
 def rank(why: str) -> int:
@@ -95,6 +101,37 @@ def reworded(why: str, old, new) -> str:
                                                     if side is not new):
             return OFF_BY_ONE
     return why
+
+
+# the rank of an explanation that says only the kinds of what was dropped or swapped ("a term
+# dropped: a negation where the right computation has a difference"): a student cannot tell from
+# it what their code got wrong, nor whether it is theirs at all (it may match a different mistake
+# by coincidence), so `grading.checking` never names it, but counts it as one more line that gives
+# the reply (references.OPAQUE, in the student bundle too)
+OPAQUE = 3
+# the mutations whose meaning is which part they drop or swap
+_PARTS = ("a term dropped", "a factor dropped", "the division dropped", "two values swapped",
+          "two arguments swapped")
+
+
+def opaque(why: str) -> bool:
+    """Whether the mutation `why` says what it did only by which part it changed (_PARTS)."""
+    return why.startswith(_PARTS)
+
+
+def changed_parts(why: str, old, new) -> list:
+    """The nodes a mutation of _PARTS changed: the operand that `new` drops from the operation
+    `old` (a + b -> a: [b]; a - b -> -b: [a]), or the two items that it swaps; [] otherwise."""
+    if not opaque(why):
+        return []
+    if isinstance(old, ast.BinOp):
+        kept = new.operand if isinstance(new, ast.UnaryOp) else new
+        return [old.right] if kept is old.left else [old.left] if kept is old.right else []
+    field = "elts" if isinstance(old, (ast.Tuple, ast.List)) else "args"
+    before, after = getattr(old, field, None), getattr(new, field, None)
+    if before is None or after is None or len(before) != len(after):
+        return []
+    return [a for a, b in zip(before, after) if a is not b]
 
 
 def _is_one(node) -> bool:
