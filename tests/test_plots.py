@@ -28,7 +28,13 @@ def test_plot_loss_draws_on_the_axes_it_is_given():
     plt.close(figure)
 
 
-@pytest.mark.parametrize("losses", [[], [[1.0, 2.0]], 3.0])
+def test_plot_loss_of_no_steps_yet_draws_empty_axes():
+    figure = dp.plot_loss([])
+    assert len(figure.axes[0].get_lines()[0].get_ydata()) == 0
+    plt.close(figure)
+
+
+@pytest.mark.parametrize("losses", [[[1.0, 2.0]], 3.0])
 def test_plot_loss_names_what_is_wrong_with_its_input(losses):
-    with pytest.raises(ValueError, match="plot_loss: expected a non-empty list of losses"):
+    with pytest.raises(ValueError, match="plot_loss: expected a list of losses"):
         dp.plot_loss(losses)
