@@ -278,28 +278,12 @@ def _run_loop(order, full, length, needed) -> dict:
         """The inner stand-in of an outer Node (of its step t, for a whole sequence)."""
         if not outer.needs_grad:
             return outer if t is None else Node(outer.value[t])
-        if leaves.get(id(outer)) is None:   # (None: a weight of `product` only, so far)
-            if id(outer) not in leaves:
-                outside.append(outer)
-            leaves[id(outer)] = ([Node(outer.value[s], f"\0loop{id(outer)}.{s}")
+        if id(outer) not in leaves:
+            outside.append(outer)
+            leaves[id(outer)] = ([Node(outer.value[s], f"\0loop{len(outside)}.{s}")
                                   for s in range(length)] if t is not None
-                                 else Node(outer.value, f"\0loop{id(outer)}"))
+                                 else Node(outer.value, f"\0loop{len(outside)}"))
         return leaves[id(outer)] if t is None else leaves[id(outer)][t]
-
-    products = {}                       # id(weight) -> [(h_t, the leaf that receives g_t)]
-
-    def product(h, weight):
-        """h @ weight at one step: d/dh = g @ weight^T now; d/dweight = sum_t h_t^T g_t, one
-        matrix product over all the steps afterwards (in `to_operand`) instead of one a step."""
-        value = h.value @ weight.value
-        if id(weight) not in leaves:
-            outside.append(weight)
-            leaves[id(weight)] = None       # no stand-in of its own (unless also used otherwise)
-        pairs = products.setdefault(id(weight), [])
-        receiver = Node(np.broadcast_to(value.dtype.type(0), value.shape),
-                        f"\0loop{id(weight)}.g{len(pairs)}")
-        pairs.append((h.value, receiver))
-        return Node._result(value, "dot", (h, lambda g: g @ weight.value.T), (receiver, lambda g: g))
 
     steps = {node: [] for node in order}
     for t in range(length):
@@ -307,9 +291,6 @@ def _run_loop(order, full, length, needed) -> dict:
             if isinstance(node, PastValue):
                 back = t - node.steps
                 steps[node].append(steps[node.source][back] if back >= 0 else leaf(node.initial))
-                continue
-            if _recurrent_product(node, members, steps, t):
-                steps[node].append(product(steps[node.args[0]][t], node.args[1]))
                 continue
             args, kwargs = _resolve(node,
                                     lambda a: steps[a][t] if a in members else leaf(full[a], t),
@@ -331,14 +312,7 @@ def _run_loop(order, full, length, needed) -> dict:
                 if isinstance(stand_in, list):   # (zeros only where a step has no gradient)
                     return np.stack([grads[s.name] if s.name in grads else np.zeros_like(s.value)
                                      for s in stand_in])
-                own = (grads[stand_in.name] if stand_in is not None and stand_in.name in grads
-                       else np.zeros_like(outer.value))
-                pairs = [(h, grads[r.name]) for h, r in products.get(id(outer), ())
-                         if r.name in grads]
-                if pairs:                           # sum_t h_t^T g_t as one product
-                    hs, gs = (np.stack(a) for a in zip(*pairs))
-                    own = own + hs.reshape(-1, hs.shape[-1]).T @ gs.reshape(-1, gs.shape[-1])
-                return own
+                return grads[stand_in.name] if stand_in.name in grads else np.zeros_like(outer.value)
             return local
         return [(outer, to_operand(outer)) for outer in outside]
 
@@ -348,16 +322,6 @@ def _run_loop(order, full, length, needed) -> dict:
             inner = _stack(steps[node])
             exported[node] = Node._result(inner.value, "loop", *gradients_of(inner))
     return exported
-
-
-def _recurrent_product(node, members, steps, t) -> bool:
-    """Is `node` at step t a product h @ W of a loop value h (B, m) and a parameter W (m, n)?
-    Its gradient to W is then summed over the steps in one matrix product (see `_run_loop`)."""
-    if node.fn is not Node.dot or len(node.args) != 2 or node.kwargs:
-        return False
-    h, weight = node.args
-    return (h in members and isinstance(weight, Node) and not isinstance(weight, SequenceNode)
-            and weight.needs_grad and weight.ndim == 2 and steps[h][t].ndim == 2)
 
 
 def _stack(values) -> Node:
