@@ -13,6 +13,7 @@ from .losses import binary_cross_entropy, cross_entropy, mean_squared_error, mse
 from .model import BatchNorm, Dense, Dropout, Layer, Model, NeuralNode
 from .node import (Node, ShapeError, as_array, compat_2019, concatenate, custom_op, detect_anomaly,
                    maximum, minimum, no_grad)
+from .plots import plot_loss
 from .optim import SGD, SGD_Momentum, RMS_Prop, RMSProp, Adam, Optimizer
 from . import Helper, optimizer  # the 2019 library's module names (docs/COMPAT.md)
 from .utils import (GradcheckError, batches, gradcheck, numerical_gradient, one_hot,
@@ -32,5 +33,5 @@ __all__ = [
     "seed", "init", "data", "Helper", "optimizer",
     "conv2d", "maxpool2d", "avgpool2d", "inv_std_dev", "per_dim_mean_var_norm", "Statistics",
     "Input", "PastValue", "SequenceNode", "run", "evaluation_order", "strongly_connected_components",
-    "lstm",
+    "lstm", "plot_loss",
 ]

@@ -105,6 +105,7 @@ STABLE_API = {
     "init.uniform": f"(fan_in, fan_out, dtype={F64}, scale=0.1)",
     "init.normal": f"(fan_in, fan_out, dtype={F64}, std=0.1)",
     "data.mnist": "(cache_dir=None, download=None, verbose=True)",
+    "plot_loss": "(loss_hist, title='Training loss', ax=None)",   # added with notebook 14
 }
 
 # Hyperparameter names and defaults of each optimizer (keyword spelling; see Optimizer).

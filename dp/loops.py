@@ -309,9 +309,10 @@ def _run_loop(order, full, length, needed) -> dict:
                 memo["left"] -= 1
                 if not memo["left"]:                # the last operand: let the arrays go
                     memo.clear()
-                if isinstance(stand_in, list):
-                    return np.stack([grads.get(s.name, np.zeros_like(s.value)) for s in stand_in])
-                return grads.get(stand_in.name, np.zeros_like(outer.value))
+                if isinstance(stand_in, list):   # (zeros only where a step has no gradient)
+                    return np.stack([grads[s.name] if s.name in grads else np.zeros_like(s.value)
+                                     for s in stand_in])
+                return grads[stand_in.name] if stand_in.name in grads else np.zeros_like(outer.value)
             return local
         return [(outer, to_operand(outer)) for outer in outside]
 

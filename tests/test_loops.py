@@ -109,6 +109,25 @@ def test_loop_equals_the_network_unrolled_by_hand():
         assert_allclose(grads[name], expected[name], rtol=1e-10, atol=1e-12, err_msg=name)
 
 
+def test_a_recurrent_weight_also_used_otherwise_in_the_loop_equals_the_unrolled_network():
+    # U twice in the loop: in h_prev @ U and in h * U[0]; its gradients add up over both
+    p, xs = parameters(3), np.random.default_rng(4).standard_normal((6, 5, 3))
+    x, h_prev = Input("x"), PastValue(p["h0"])
+    h = (x @ p["W"] + h_prev @ p["U"] + p["b"]).tanh() * p["U"][0]
+    h_prev.connect(h)
+    out = dp.run(h, {"x": xs})
+    u = np.random.default_rng(5).standard_normal(out.shape)
+    grads = (out * u).sum().grad()
+    h, expected = p["h0"], 0
+    for x_t, u_t in zip(xs, u):
+        h = (Node(x_t) @ p["W"] + h @ p["U"] + p["b"]).tanh() * p["U"][0]
+        expected = expected + (h * u_t).sum()
+    expected = expected.grad()
+    assert sorted(grads) == ["U", "W", "b", "h0"]
+    for name in expected:
+        assert_allclose(grads[name], expected[name], rtol=1e-10, atol=1e-12, err_msg=name)
+
+
 def test_sequences_of_different_lengths_equal_each_run_alone():
     p, lengths = parameters(3), [6, 2, 4]
     xs = np.random.default_rng(4).standard_normal((6, 3, 3))

@@ -456,12 +456,7 @@ loss_hist = [optimizer.train(steps=1, print_each=0) for _ in range(300)]
 ### END SOLUTION
 
 # %%
-plt.figure(figsize=(6, 3))
-plt.plot(loss_hist)
-plt.xlabel("step")
-plt.ylabel("training loss")
-plt.yscale("log")
-plt.title("Training loss")
+dp.plot_loss(loss_hist)     # the loss of every step, on a log axis
 plt.show()
 
 # %% [markdown]
