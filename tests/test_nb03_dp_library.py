@@ -1,7 +1,7 @@
 """Notebook 03, a DP library: the solution earns full marks, the exercise earns nothing, its
 check cells pass on the solution and fail readably on the exercise, the training loop is graded
 on the grader's own model (the probe's scripted model only records the loop's steps), and the
-chain rule that get_grad is graded with (dp, on the graph the probe collected) is grad's."""
+student writes what teaches (grad, Layer, train) while the Model's plumbing is given."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 
 import dp
 from autograder.probes import dp_library as probes
-from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks,
+from tests.grading import (COURSE, STUBS_FAIL_EVERYWHERE, assert_full_marks, exercise_path,
                            forbidden_imports_of_probes, grade_notebook, load_checks,
                            notebook_tests, notebooks_fixture)
 
@@ -152,25 +152,26 @@ def test_toy_problems_need_training_and_can_be_solved():
         assert checks.toy_loss(trained, x, y) < 0.5 * TARGET, seed
 
 
-def test_leaf_gradients_follow_every_path_of_the_collected_graph():
-    """out = sum(a * a + a), as the model_grad probe collects it (topological order, the local
-    derivatives of each edge as a matrix): d out / d a = 2a + 1 along the three paths, times the
-    upstream gradient; the constant leaf c (unnamed) gets nothing."""
-    a = np.array([[0.5, -2.0, 3.0]])
-    n = a.size
-    nodes = [{"shape": [1, 1], "name": None, "parents": [[1, np.ones((1, n))]]},
-             {"shape": [1, n], "name": None, "parents": [[2, np.eye(n)], [3, np.eye(n)]]},
-             {"shape": [1, n], "name": None, "parents": [[3, np.diag(a[0])], [3, np.diag(a[0])],
-                                                         [4, np.zeros((n, 1))]]},
-             {"shape": [1, n], "name": "a", "parents": []},
-             {"shape": [1, 1], "name": None, "parents": []}]
-    tokens, got = checks.leaf_gradients({"seed": np.array([[2.5]]), "nodes": nodes}, "test")
-    assert list(got) == list(tokens) == ["a"]
-    np.testing.assert_allclose(got["a"], 2.5 * (2 * a + 1), rtol=1e-15)
-    nodes[1]["parents"] = [[2, np.eye(n)]]          # node 3 now receives no gradient from 1 ...
-    nodes[2]["parents"] = [[4, np.zeros((n, 1))]]   # ... nor from 2
-    with pytest.raises(AssertionError, match="node 3 receives no gradient"):
-        checks.leaf_gradients({"seed": np.array([[2.5]]), "nodes": nodes}, "test")
+def test_the_student_writes_grad_layer_and_train_and_reads_the_given_model():
+    """The exercise stubs what teaches (grad, Layer's parameters and forward pass, train); the
+    Model's plumbing (layer factories, parameters, get_param, set_param, get_grad) is given."""
+    import ast
+    import json
+    cells = json.loads(exercise_path(ASSIGNMENT).read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    tree = ast.parse("\n".join(line for line in code.splitlines() if not line.startswith("%")))
+    stubbed, given = set(), set()
+    for scope in ast.walk(tree):
+        if isinstance(scope, (ast.Module, ast.ClassDef)):
+            prefix = f"{scope.name}." if isinstance(scope, ast.ClassDef) else ""
+            for f in scope.body:
+                if isinstance(f, ast.FunctionDef):
+                    raises = any(isinstance(n, ast.Raise) and "NotImplementedError()" in
+                                 ast.unparse(n) for n in ast.walk(f))
+                    (stubbed if raises else given).add(prefix + f.name)
+    assert stubbed == {"grad", "Layer.__init__", "Layer.__call__", "train"}, stubbed
+    assert {"Model.Linear_Layer", "Model.ReLU_Layer", "Model.parameters", "Model.get_param",
+            "Model.set_param", "Model.get_grad"} <= given, given
 
 
 def test_probes_do_not_import_dp():

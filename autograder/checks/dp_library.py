@@ -5,13 +5,12 @@ than in the self-check, and other sizes). The expected gradients and network out
 the grader's references (autograder/references/dp_library.py: dp on the same graph or network).
 The probes keep the tasks apart (autograder/probes/dp_library.py); they only call the student's
 code and collect data. What must be recomputed from the student's own values runs here with dp's
-public API: the chain rule that get_grad is graded with (`leaf_gradients`, on the graph that the
-model_grad probe collected), and, for the training loop, the loss of the parameters the student's
-loop leaves behind.
+public API: for the training loop, the loss of the parameters the student's loop leaves behind.
+The Model's plumbing (the layer factories, get_param, set_param, get_grad) is given in the
+notebook: model_layers grades the student's Layer through it.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading.checking import misconception, probe
-from autograder.probes.dp_library import _token as token   # the probe's tokens, made again here
 from dp import Node, relative_error
 
 ref = references.of(__name__)
@@ -256,141 +254,24 @@ def test_layers_have_named_parameters(submission, rng, public):
             f"or every unit of the layer computes the same thing")
 
 
-def after_set_param(submission, rng, public):
-    """A network of the grader's after set_param(params), as the model_params probe saw it."""
-    layers, params, x, _ = network_case(rng, public)
-    where = f"a network with {describe_net(layers)}"
-    received = probe(submission, "model_params", f"in {where}", layers=layers, params=params, x=x)
-    return layers, params, x, where, received
-
-
 def expect_params(expect, received, params, what, mistakes=()):
     check_names(received, params, what)
     for name, value in params.items():
         expect(received[name], value, f"{name!r} of {what}", mistakes, name)
 
 
-def changed_by_the_caller(params) -> dict:
-    """What get_param() gives after the caller changed (+1, in place) the arrays of an earlier
-    get_param(): the parameters, unchanged."""
-    return params
-
-
-@references.misconception("changed_by_the_caller", "get_param hands out the model's own arrays: "
-                                                   "the caller's change to them changed the "
-                                                   "model; return copies")
-def aliased_parameters(params) -> dict:
-    return {name: value + 1 for name, value in params.items()}
-
-
-def expect_after_set_param(expect, layers, params, x, where, received, copies_first=False):
-    """The whole model_params reply: get_param() after set_param, the forward pass, and
-    get_param() after the caller changed what an earlier get_param() returned (first, when
-    `copies_first`: the check of copies says first what is wrong with them)."""
-    def set_param():
-        expect_params(expect, received["after"], params, f"get_param() after set_param on {where}")
-        expect(received["output"], ref.network_output(layers, params, x),
-               f"forward(x) with x of shape {x.shape} after set_param on {where} (does set_param "
-               f"change the parameters the layers use, and do ReLU layers apply the ReLU?)",
-               mistakes)
-
-    def copies():
-        expect_params(expect, received["again"], changed_by_the_caller(params),
-                      f"get_param() on {where}, after the caller added 1 (in place) to the arrays "
-                      f"of an earlier get_param()",
-                      references.variants(changed_by_the_caller, params))
-
-    mistakes = ref.misconceptions.network_output(layers, params, x)
-
-    for part in (copies, set_param) if copies_first else (set_param, copies):
-        part()
-
-
 @pytest.mark.task("model_layers")
 def test_set_param_changes_the_forward_pass(submission, rng, public, expect):
-    expect_after_set_param(expect, *after_set_param(submission, rng, public))
-
-
-@pytest.mark.task("model_layers")
-def test_get_param_returns_copies(submission, rng, public, expect):
-    expect_after_set_param(expect, *after_set_param(submission, rng, public), copies_first=True)
-
-
-def leaf_gradients(graph, what) -> tuple:
-    """({name: token}, {name: gradient}) of the named leaves of the graph that get_grad called
-    grad on, as the model_grad probe collected it: the nodes in the notebook's topological order
-    (the output first), each with its shape, name and edges [parent's position, the matrix M of
-    its grad_fn]. The gradient that the notebook's grad gives each leaf (the last of a name), by
-    dp's public API, not by a chain rule written here: the graph is made linear, each node's
-    (flattened) value v_k = sum over its edges of M v_parent, so that d(seed . v_0)/d v_leaf is
-    the sum over the paths of the products of the local derivatives, which is what grad returns.
-    A graph that the probe cannot have collected fails with `what`."""
-    nodes, seed = graph["nodes"], graph["seed"]
-    malformed = f"{what}: the probe's graph is malformed"
-    shapes = [tuple(node["shape"]) for node in nodes]
-    assert nodes and all(n >= 1 for shape in shapes for n in shape), malformed
-    assert seed.shape == shapes[0], f"{malformed} (the upstream gradient's shape)"
-    reached = {0}
-    for k, node in enumerate(nodes):
-        assert k in reached, f"{malformed} (node {k} receives no gradient)"
-        for parent, matrix in node["parents"]:
-            assert k < parent < len(nodes), f"{malformed} (node {k}'s parent {parent})"
-            assert matrix.shape == (math.prod(shapes[k]), math.prod(shapes[parent])), (
-                f"{malformed} (the shape of the local derivatives of node {k}'s parent {parent})")
-            reached.add(parent)
-    values = [None] * len(nodes)        # parents come after their children: built from the end
-    for k in reversed(range(len(nodes))):
-        edges = nodes[k]["parents"]
-        if not edges:                   # a leaf, named by its position
-            values[k] = Node(np.zeros((math.prod(shapes[k]), 1)), str(k))
-            continue
-        for parent, matrix in edges:
-            share = Node(matrix).dot(values[parent])
-            values[k] = share if values[k] is None else values[k] + share
-    gradients = Node(seed.reshape(1, -1)).dot(values[0]).grad(1)
-    tokens, named = {}, {}
-    for k, node in enumerate(nodes):
-        name = node["name"]
-        if name is not None and not node["parents"]:
-            tokens[name] = token(len(tokens), name, shapes[k])
-            named[name] = gradients[str(k)].reshape(shapes[k])
-    return tokens, named
-
-
-def in_place_of_tokens(grads: dict, graph, what) -> dict:
-    """The gradients that get_grad returned, each token of the model_grad probe replaced by the
-    gradient of its leaf (what get_grad returns with a correct grad)."""
-    if graph is None:       # get_grad never called grad
-        return grads
-    tokens, gradients = leaf_gradients(graph, what)
-    replaced = {}
-    for name, value in grads.items():
-        leaf = next((leaf for leaf, t in tokens.items()
-                     if t.shape == value.shape and np.array_equal(t, value)), None)
-        replaced[name] = value if leaf is None else gradients[leaf]
-    return replaced
-
-
-@pytest.mark.task("model_layers")
-@pytest.mark.parametrize("depth", [1, 3])
-def test_get_grad(depth, submission, rng, public, expect):
-    layers, params, x, y = network_case(rng, public)
-    layers = layers[-depth:]
-    layers[0] = [layers[0][0], x.shape[1], layers[0][2]]
-    params = random_params(rng, layers)
-    where = f"a network with {describe_net(layers)} and the mean squared error as its loss"
-    received = probe(submission, "model_grad", f"in get_grad on {where}", layers=layers,
-                     params=params, x=x, y=y)
-    grads, loss = ref.network_gradients(layers, params, x, y)
-    assert received.get("type") == "dict", (
-        f"get_grad(x, y) on {where} returned {received.get('type')} gradients, not a dict")
-    got = in_place_of_tokens(received["grads"], received["graph"], f"get_grad(x, y) on {where}")
-    assert sorted(got) == sorted(grads), (
-        f"get_grad(x, y) on {where} returned gradients for {sorted(got)}; "
-        f"expected one for every parameter: {sorted(grads)}")
-    expect(received["loss"], loss, f"the loss that get_grad(x, y) returns on {where}")
-    for name, value in grads.items():
-        expect(got[name], value, f"get_grad(x, y)[0][{name!r}] on {where}")
+    """get_param() after set_param (the names and shapes of the student's Layer), and the
+    forward pass through the student's layers with the grader's parameters."""
+    layers, params, x, _ = network_case(rng, public)
+    where = f"a network with {describe_net(layers)}"
+    received = probe(submission, "model_params", f"in {where}", layers=layers, params=params, x=x)
+    expect_params(expect, received["after"], params, f"get_param() after set_param on {where}")
+    expect(received["output"], ref.network_output(layers, params, x),
+           f"forward(x) with x of shape {x.shape} after set_param on {where} (does your Layer "
+           f"compute act(x W + b), with the ReLU in a ReLU layer?)",
+           ref.misconceptions.network_output(layers, params, x))
 
 
 # -- training_loop ---------------------------------------------------------------------------------

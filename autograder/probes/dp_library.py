@@ -7,13 +7,9 @@ autograder/checks/dp_library.py, run it on the data collected).
 The three tasks are probed apart, so that one mistake costs the points of one task:
 - `graph` builds graphs with the notebook's given Node operations and calls the student's
   `grad` (task named_leaves);
-- `model_params` and `model_grad` build networks from the student's `Model` and layer factories.
-  In `model_grad`, the student's `grad` is replaced by one that computes nothing
-  (`_recording_grad`): it collects the graph it was called on, each node's shape, name and the
-  local derivatives of its edges (the matrix of each grad_fn, applied here to every unit matrix),
-  and hands get_grad a token array for each named leaf (`_token`). The grader runs the chain rule
-  on the graph and puts the gradient of the leaf in place of each token that get_grad returned,
-  so that a bug in `grad` does not cost model_layers;
+- `initial_params` and `model_params` build networks of the student's `Layer`s through the
+  notebook's given `Model` (its layer factories, get_param, set_param); they call no `grad`, so
+  that a bug in `grad` does not cost model_layers;
 - `train` runs the student's `train` on `_ScriptedModel`, which has the Model API (get_grad,
   get_param, set_param) and no model behind it: get_grad hands out the grader's gradients in turn
   and records the parameters it was called at. The model (the toy network) is the grader's: from
@@ -21,11 +17,10 @@ The three tasks are probed apart, so that one mistake costs the points of one ta
   toy problem, so that the loop is graded on its own.
 """
 import contextlib
-import zlib
 
 import numpy as np
 
-from .schema import Array, Either, Items, Number, Optional, Table, Text, TypeName
+from .schema import Array, Either, Items, Number, Optional, Table, TypeName
 
 # op -> (function, number of Node operands)
 _OPS = {
@@ -67,63 +62,6 @@ def graph(ns, inputs, names, program, upstream=None):
 
 
 # -- models ----------------------------------------------------------------------------------------
-
-MAX_NODES = 10_000     # a network of the grader's makes a few dozen
-
-
-def _token(position: int, name: str, shape) -> np.ndarray:
-    """What `_recording_grad` hands get_grad in place of the gradient of the named leaf that comes
-    `position`-th among the named leaves of the graph: an array of the leaf's shape that no
-    computation makes by chance (the grader makes the same ones from the graph it receives)."""
-    return np.random.default_rng([position, zlib.crc32(name.encode())]).standard_normal(shape)
-
-
-def _local_derivatives(node, grad_fn, size: int) -> np.ndarray:
-    """The matrix of the linear map grad_fn (G of `node`'s shape -> its share of the parent's
-    gradient): row k is grad_fn of the k-th unit matrix, flattened."""
-    rows = []
-    for k in range(node.value.size):
-        unit = np.zeros(node.value.size)
-        unit[k] = 1.0
-        rows.append(np.asarray(grad_fn(unit.reshape(node.value.shape)), dtype=float).ravel())
-    return np.array(rows).reshape(node.value.size, size)
-
-
-@contextlib.contextmanager
-def _recording_grad(ns, calls: list):
-    """Node.grad replaced, for the time of the block, by one that computes no gradient: it
-    appends to `calls` the graph that it was called on, in the order of the notebook's given
-    topological_order (the output first): the upstream gradient it started from, and per node
-    its shape, its name (a leaf's) and [parent's position, local derivatives] per edge. It
-    returns {name: token} for the named leaves (a name used twice: the last leaf's token)."""
-    node_class, order = ns["Node"], ns["topological_order"]
-
-    def grad(self, g=1.0):
-        nodes = list(order(self))
-        if len(nodes) > MAX_NODES:
-            raise ValueError(f"get_grad: a graph of more than {MAX_NODES:,} nodes")
-        where = {id(node): k for k, node in enumerate(nodes)}
-        described, named = [], {}
-        for node in nodes:
-            name = None if node.name is None else str(node.name)
-            edges = [[where[id(parent)], _local_derivatives(node, grad_fn, parent.value.size)]
-                     for parent, grad_fn in node.parents]
-            described.append({"shape": list(node.value.shape), "name": name, "parents": edges})
-            if name is not None and not node.parents:
-                named[name] = _token(len(named), name, node.value.shape)
-        calls.append({"seed": np.ones(self.value.shape) * g, "nodes": described})
-        return named
-
-    saved = node_class.__dict__.get("grad")
-    node_class.grad = grad
-    try:
-        yield
-    finally:
-        if saved is None:
-            del node_class.grad
-        else:
-            node_class.grad = saved
-
 
 @contextlib.contextmanager
 def _random_state_kept(ns):
@@ -176,33 +114,11 @@ def initial_params(ns, layers):
 
 
 def model_params(ns, layers, params, x):
-    """get_param() and the forward pass on x after set_param(params); and get_param() again
-    after the caller changed (in place, by + 1) the arrays that one more get_param() handed
-    out."""
+    """get_param() and the forward pass on x after set_param(params)."""
     with _random_state_kept(ns):
         net = _network(ns, layers)
     net.set_param({name: _array(value) for name, value in params.items()})
-    after = _snapshot(net.get_param())
-    output = _array(net.forward(_array(x)).value)
-    handed = net.get_param()
-    for value in handed.values():
-        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-            value += 1.0            # e.g. an optimizer that updates what it was given in place
-    return {"after": after, "output": output,
-            "again": _snapshot(net.get_param())}
-
-
-def model_grad(ns, layers, params, x, y):
-    """get_grad(x, y) of a network after set_param(params), run with `_recording_grad` in place
-    of Node.grad: what it returned ({name: gradient or token} and the loss), and the graph that
-    it called grad on (the last one; None if it never did)."""
-    with _random_state_kept(ns):
-        net, calls = _network(ns, layers), []
-    with _recording_grad(ns, calls):
-        net.set_param({name: _array(value) for name, value in params.items()})
-        grads, loss = net.get_grad(_array(x), _array(y))
-    return {**_gradients(grads), "loss": float(np.asarray(loss, dtype=float).reshape(-1)[0]),
-            "graph": calls[-1] if calls else None}
+    return {"after": _snapshot(net.get_param()), "output": _array(net.forward(_array(x)).value)}
 
 
 # -- training ------------------------------------------------------------------------------------
@@ -280,27 +196,12 @@ def _grads(*arrays):
     return {"type": "dict", "grads": _arrays(*arrays)}
 
 
-def _graph(x, params):
-    """What `_recording_grad` collects, or None: nodes of at most 10 times as many elements as the
-    largest of the grader's arrays, and the matrices of their edges."""
-    largest = 10 * max(np.size(a) for a in (x, *params.values())) + 100
-    edge = [Number(integer=True), Array((None, None), finite=False, max_size=largest ** 2)]
-    return Optional({
-        "seed": Array((None, None), finite=False, max_size=largest),
-        "nodes": Items({"shape": Items(Number(integer=True), 2), "name": Optional(Text(100)),
-                        "parents": Items(edge, max_len=100)}, max_len=MAX_NODES)})
-
-
 REPLIES = {   # the gradients may hold nan or inf: the checks say where
     "graph": lambda inputs, names, program, upstream=None: Either(
         _grads(*inputs), {"type": TypeName("dict")}),
     "initial_params": lambda layers: _params(layers, finite=True),
     "model_params": lambda layers, params, x: {
-        "after": _params(layers), "output": Array((len(x), layers[-1][2]), finite=False),
-        "again": _params(layers)},
-    "model_grad": lambda layers, params, x, y: Either(
-        {**_grads(*params.values()), "loss": Number(finite=False), "graph": _graph(x, params)},
-        {"type": TypeName("dict"), "loss": Number(finite=False), "graph": _graph(x, params)}),
+        "after": _params(layers), "output": Array((len(x), layers[-1][2]), finite=False)},
     "train": lambda params, gradients, losses, x, y: {   # the scripted model: shapes as given
         "params": {name: Array(np.shape(value), finite=False) for name, value in params.items()},
         "losses": Optional(Items(Number(finite=False), max_len=1_000_000)),

@@ -98,13 +98,6 @@ def network_output(layers, params, x) -> np.ndarray:
     return _network(layers, params).forward(np.asarray(x, dtype=float)).value
 
 
-def network_gradients(layers, params, x, y) -> tuple:
-    """get_grad(x, y) of the network: ({name: d loss / d parameter}, the loss)."""
-    grads, loss = _network(layers, params).get_grad(np.asarray(x, dtype=float),
-                                                    np.asarray(y, dtype=float))
-    return grads, float(loss)
-
-
-@misconception("network_output", "ReLU_Layer makes a linear layer: the ReLU is not applied")
+@misconception("network_output", "a ReLU layer is linear: the ReLU is not applied")
 def relu_layers_linear(layers, params, x):
     return network_output([["Linear_Layer", n_in, n_out] for _, n_in, n_out in layers], params, x)

@@ -25,7 +25,7 @@ MAX_DEPTH = 32
 # items (64 MiB of "{}," is 22 million dicts, 4.8 GB in the grader) is refused before it is
 # parsed. The largest honest reply of the 12 solutions on their hidden inputs has 1,057 items
 # (03's train, 1 MB) and the largest request 11,030 (03's graph); the largest reply the schemas
-# let a probe make in practice, 03's model_grad graph at its 10,000 nodes, has 220,014. Each
+# let a probe make in practice (03's former model_grad graph at its 10,000 nodes) had 220,014. Each
 # item costs the grader about 150 bytes parsed and decoded: at most 75 MB a message.
 MAX_ITEMS = 500_000
 _ESCAPES = (b"\\\\", b'\\"')   # in a JSON string: an escaped backslash, an escaped quote

@@ -33,14 +33,14 @@
 #
 # | task | you write | points |
 # |---|---|---|
-# | `named_leaves` | `Node.grad(g)`: the gradient of every named leaf, as a dict | 3 |
-# | `model_layers` | `Layer`; `Model`'s layer factories, `get_grad`, `get_param`, `set_param` | 4 |
-# | `training_loop` | `train(net, x, y)`: gradient descent that fits a toy regression problem | 3 |
+# | `named_leaves` | `Node.grad(g)`: the gradient of every named leaf, as a dict | 4 |
+# | `model_layers` | `Layer`: named parameters drawn at random, and its forward pass | 2 |
+# | `training_loop` | `train(net, x, y)`: gradient descent that fits a toy regression problem | 4 |
 #
 # Two questions ask you to explain or derive, in a few sentences each, in the cell under each
 # question; they are graded by hand (4 points), not by `check`.
 #
-# The three parts are graded apart. The grader checks your `Model` with a correct `grad`, and
+# The three parts are graded apart. The grader checks your `Layer` without calling `grad`, and
 # your `train` with a model of its own, so that a mistake in one part costs only that part's
 # points. `dp` and other autodiff libraries cannot be imported here.
 
@@ -258,18 +258,16 @@ check("named_leaves")
 # $\mathcal{N}(0, 1 / n_\text{in})$ for a linear one. Notebook 05 explains these variances.
 # The bias starts at zero. Use the generator `init_rng` below.
 #
-# A `Model` (the paper's base class) keeps its layers as attributes. The subclass creates them
-# with the **layer factories** `self.Linear_Layer(n_in, n_out, name)` and
-# `self.ReLU_Layer(n_in, n_out, name)`, and defines `forward(x)` and `loss(x, y)`. The base
-# class provides everything an optimizer needs:
-#
-# - `parameters()`: `{name: Node}` of the W and b of every layer attribute;
-# - `get_param()`: `{name: array}`, **copies** of the current values. A caller may change them
-#   (say, with `param[name] -= ...`) without changing the model behind its back;
-# - `set_param(params)`: new values by name, which **the next forward pass uses**. Replace the
-#   `value` of the parameter nodes that the layers hold;
-# - `get_grad(x, y)`: `(grads, loss)`, with `grads = {name: dloss/dparameter}` for every
-#   parameter and `loss` a float: the `grad(1)` of `self.loss(x, y)`.
+# Write `Layer`: its `__init__` creates the two named leaves, its `__call__` is the forward
+# pass. `Model` (the paper's base class) is **given**, under your `Layer`. It is plumbing that
+# a training loop needs, and it teaches nothing new: the subclass creates its layers with the
+# **layer factories** `self.Linear_Layer(n_in, n_out, name)` and
+# `self.ReLU_Layer(n_in, n_out, name)` and defines `forward(x)` and `loss(x, y)`; the base class
+# finds the W and b of every layer attribute (`parameters()`), hands out **copies** of their
+# values (`get_param()`, so that a caller's `param[name] -= ...` does not change the model
+# behind its back), writes new values into the nodes the layers hold (`set_param`, so that the
+# next forward pass uses them), and returns `(grads, loss)` for the loss's `grad(1)`
+# (`get_grad(x, y)`: your Part 1 at work). Read it before Part 3, which uses three of them.
 
 # %%
 init_rng = np.random.default_rng(0)
@@ -297,8 +295,8 @@ class Layer:
 
 
 class Model:
-    """Base class of a network: subclass it, create the layers in __init__ with the layer
-    factories, and define forward(x) and loss(x, y)."""
+    """Base class of a network (given): subclass it, create the layers in __init__ with the
+    layer factories, and define forward(x) and loss(x, y)."""
 
     def __init__(self):
         pass   # subclasses call super().__init__(), as in the paper
@@ -311,47 +309,35 @@ class Model:
 
     def Linear_Layer(self, n_in: int, n_out: int, name: str) -> Layer:
         """A layer h = x W + b."""
-        ### BEGIN SOLUTION
         return Layer(n_in, n_out, name)
-        ### END SOLUTION
 
     def ReLU_Layer(self, n_in: int, n_out: int, name: str) -> Layer:
         """A layer h = relu(x W + b)."""
-        ### BEGIN SOLUTION
         return Layer(n_in, n_out, name, "relu")
-        ### END SOLUTION
 
     def parameters(self) -> dict:
         """{name: Node}: the W and b of every Layer attribute, in the order of the attributes."""
-        ### BEGIN SOLUTION
         return {node.name: node for layer in vars(self).values() if isinstance(layer, Layer)
                 for node in (layer.W, layer.b)}
-        ### END SOLUTION
 
     def get_param(self) -> dict:
         """{name: array}: copies of the current parameter values."""
-        ### BEGIN SOLUTION
         return {name: node.value.copy() for name, node in self.parameters().items()}
-        ### END SOLUTION
 
     def set_param(self, params: dict) -> None:
         """Set the parameters named in `params` to the given arrays (copied): the next
         forward pass uses them."""
-        ### BEGIN SOLUTION
         own = self.parameters()
         for name, value in params.items():
             own[name].value = np.array(value, dtype=float)
-        ### END SOLUTION
 
     def get_grad(self, x, y) -> tuple:
         """(grads, loss): {name: d loss/d parameter} for every parameter, and the value of
         self.loss(x, y) as a float."""
-        ### BEGIN SOLUTION
         loss = self.loss(x, y)
         grads = loss.grad(1)
         return ({name: grads.get(name, np.zeros(node.shape))
                  for name, node in self.parameters().items()}, float(loss.value[0, 0]))
-        ### END SOLUTION
 
 
 # %% [markdown]
