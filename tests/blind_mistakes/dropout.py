@@ -79,3 +79,34 @@ MISTAKES += [
             "graph, so no gradient reaches x", ("gradient", "graph", "detach", "new node",
                                                  "disconnect", "copy", "leaf")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "dropout_forward", "dropout_multiplies_by_the_keep_probability",
+            "return keep / (1 - self.p)", "return keep * (1 - self.p)",
+            "inverted dropout divides the kept units by 1 - p; multiplying shrinks them twice",
+            ("divid", "multipl", "1 - p", "scale", "inverted", "expectation"), slow=True),
+    Mistake(A, "dropout_forward", "mask_shared_across_the_batch",
+            "keep = self.rng.random(shape) >= self.p", "keep = self.rng.random(shape[1:]) >= self.p",
+            "each example needs its own mask: a mask of one row drops the same units for the "
+            "whole batch", ("batch", "shape", "same mask", "every example", "broadcast", "row"),
+            slow=True),
+    Mistake(A, "dropout_forward", "training_flag_inverted",
+            "if not self.training or self.p == 0:", "if self.training or self.p == 0:",
+            "dropout acts in training and is the identity in evaluation; the test is inverted",
+            ("training", "evaluation", "invert", "eval", "flag", "not"), slow=True),
+    Mistake(A, "dropout_backward", "backward_returns_the_mask",
+            "return g * scale ", "return scale ",
+            "the chain rule multiplies the upstream gradient by the mask; returning the mask "
+            "forgets g", ("upstream", "chain", "g *", "multipl", "factor"), slow=True),
+    Mistake(A, "forgot_eval", "forgot_eval_same_on_average",
+            'answer_forgot_eval = "b"', 'answer_forgot_eval = "a"',
+            "the expectation is preserved, but each prediction is that of a random thinned "
+            "network: the noise raises the error", ("noise", "random", "higher", "(b)", "b"),
+            slow=True),
+    Mistake(A, "dropout_forward", "input_scaled_in_place",
+            '        return custom_op("dropout", x.value * scale, (x, backward))',
+            '        x.value *= scale\n        return custom_op("dropout", x.value, (x, backward))',
+            "*= writes the dropped values into the input's own array: the caller's x changes",
+            ("in place", "in-place", "*=", "input", "alias", "copy", "modif"), slow=True),
+]
