@@ -125,8 +125,8 @@ MISTAKES += [
             "the log axis already shows orders of magnitude: plotting log10 of the sums on it "
             "takes the logarithm twice (and negative values vanish)",
             ("log", "twice", "logarithm"), slow=True),
-    Mistake(A, "sigmoid_slope", "slope_is_the_value",
-            "answer_sigmoid_slope = 0.25", "answer_sigmoid_slope = 0.5",
-            "σ(0) = 0.5 is the value; the slope σ'(0) = σ(0)(1 - σ(0)) is 0.25",
-            ("value", "σ(0)", "0.25", "derivative", "slope"), slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_from_the_output_layer",
+            "for l in range(1, 11)])", "for l in range(10, 0, -1)])",
+            "entry l is layer l, counted from the input; range(10, 0, -1) lists the layers from "
+            "the output", ("order", "revers", "output", "first layer", "index"), slow=True),
 ]

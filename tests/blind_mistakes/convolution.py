@@ -135,10 +135,9 @@ MISTAKES += [
             "the walk stops once the histogram is classified positive (f > 0); stopping while "
             "f < 0 ends it before the first step", ("stop", "sign", "invert", "condition",
                                                     "break", "first step"), slow=True),
-    Mistake(A, "histogram_classifier", "predict_threshold_at_one_half",
-            "return (net.forward(histograms).value > 0).astype(int)",
-            "return (net.forward(histograms).value > 0.5).astype(int)",
-            "the network returns a logit: its decision boundary is 0; 0.5 is the boundary of a "
-            "probability", ("logit", "threshold", "0.5", "probabilit", "boundary", "sigmoid"),
-            slow=True),
+    Mistake(A, "adversarial_input", "adversarial_gradient_keeps_the_batch_axis",
+            'gradient = f.sum().grad(1)["x"][0]', 'gradient = f.sum().grad(1)["x"]',
+            "the input was given a batch axis of 1; its gradient must drop it again ([0]), or "
+            "every later point is a (1, L) row", ("shape", "batch axis", "[0]", "squeez",
+                                                  "dimension"), slow=True),
 ]

@@ -125,10 +125,6 @@ MISTAKES += [
             "@ columns.transpose(0, 2, 1)).sum(axis=0)", "@ columns.transpose(0, 2, 1)).mean(axis=0)",
             "the filters are shared by every image: their gradient sums the images' shares",
             ("mean", "sum", "average", "batch"), slow=True),
-    Mistake(A, "maxpool2d_grad", "pool_stride_defaults_to_one",
-            "stride = size if stride is None else stride", "stride = 1 if stride is None else stride",
-            "a pooling window's default stride is its size (no overlap); stride 1 slides it "
-            "one pixel at a time", ("stride", "default", "overlap", "size"), slow=True),
     Mistake(A, "maxpool2d_grad", "routed_gradient_aliases_the_columns",
             "routed = np.zeros_like(columns)", "routed = columns",
             "routed must be a new zero array: columns itself keeps every input value where the "
@@ -140,9 +136,4 @@ MISTAKES += [
             "return np.argmax(net.eval().forward(x).value)",
             "argmax without an axis is over the flattened scores: one number, not a class per "
             "image", ("axis", "flatten", "shape", "per image", "one number"), slow=True),
-    Mistake(A, "receptive_field", "receptive_field_last_pool_forgotten",
-            "answer_receptive_field = 10", "answer_receptive_field = 8",
-            "3, then 4 after the first pooling, 8 after the second convolution (jump 2): the "
-            "last pooling window adds (2 - 1)·2 more, 10", ("pool", "last layer", "jump",
-                                                            "stride", "k - 1"), slow=True),
 ]

@@ -98,8 +98,13 @@ MISTAKES += [
 MISTAKES += [
     Mistake(A, "named_leaves", "named_intermediate_nodes_returned",
             "if node.name is not None and not node.parents:", "if node.name is not None:",
-            "grad returns the gradients of the named leaves; a named intermediate node is no leaf",
-            ("leaf", "leaves", "intermediate", "parents"), slow=True),
+            "grad returns the gradients of the named leaves; a named intermediate node is no "
+            "leaf (the ops make unnamed nodes, so no graph built with them shows it)",
+            ("leaf", "leaves", "intermediate", "parents"), wrong_value=False, slow=True),
+    Mistake(A, "named_leaves", "parents_get_the_seed_not_the_node_gradient",
+            "grads.get(id(parent), 0) + grad_fn(g_node)", "grads.get(id(parent), 0) + grad_fn(g)",
+            "each node passes on its own gradient g_node; g, the seed, is the output's only",
+            ("upstream", "chain", "seed", "g_node", "node's gradient", "variable"), slow=True),
     Mistake(A, "model_layers", "bias_added_inside_the_product",
             "h = x.dot(self.W) + self.b", "h = x.dot(self.W + self.b)",
             "x(W + b) adds Σx·b, not b: the bias belongs outside the product",
@@ -109,11 +114,15 @@ MISTAKES += [
             "own[name].value = np.array(value, dtype=int)",
             "parameters are real numbers: dtype=int truncates every weight towards 0",
             ("int", "dtype", "truncat", "integer", "float"), slow=True),
-    Mistake(A, "training_loop", "training_one_step_short",
-            "    for _ in range(steps):\n        grads, loss = net.get_grad(x, y)",
-            "    for _ in range(steps - 1):\n        grads, loss = net.get_grad(x, y)",
-            "range(steps - 1) takes one step too few: the loop runs steps times",
-            ("off by one", "off-by-one", "one step", "steps", "length", "too few"), slow=True),
+    Mistake(A, "training_loop", "parameters_read_once_before_the_loop",
+            "    for _ in range(steps):\n        grads, loss = net.get_grad(x, y)\n"
+            "        param = net.get_param()\n",
+            "    param = net.get_param()\n    for _ in range(steps):\n"
+            "        grads, loss = net.get_grad(x, y)\n",
+            "the parameters are read once, before the loop: every step starts again from the "
+            "initial parameters instead of the current ones", ("state", "carried", "initial",
+                                                             "current", "once", "every step"),
+            slow=True),
     Mistake(A, "training_loop", "loss_recorded_after_the_step",
             "        losses.append(loss)\n", "        losses.append(net.get_grad(x, y)[1])\n",
             "the loss of each step is the one the gradient was taken at, before the update; "

@@ -86,11 +86,10 @@ MISTAKES += [
             "return keep / (1 - self.p)", "return keep * (1 - self.p)",
             "inverted dropout divides the kept units by 1 - p; multiplying shrinks them twice",
             ("divid", "multipl", "1 - p", "scale", "inverted", "expectation"), slow=True),
-    Mistake(A, "dropout_forward", "mask_shared_across_the_batch",
-            "keep = self.rng.random(shape) >= self.p", "keep = self.rng.random(shape[1:]) >= self.p",
-            "each example needs its own mask: a mask of one row drops the same units for the "
-            "whole batch", ("batch", "shape", "same mask", "every example", "broadcast", "row"),
-            slow=True),
+    Mistake(A, "dropout_forward", "scale_by_floor_division",
+            "return keep / (1 - self.p)", "return keep // (1 - self.p)",
+            "// is floor division: 1 // 0.8 is 1.0, so the kept units are not scaled by 1/(1 - p)",
+            ("//", "floor", "integer", "division", "1 - p", "scale"), slow=True),
     Mistake(A, "dropout_forward", "training_flag_inverted",
             "if not self.training or self.p == 0:", "if self.training or self.p == 0:",
             "dropout acts in training and is the identity in evaluation; the test is inverted",
@@ -99,10 +98,10 @@ MISTAKES += [
             "return g * scale ", "return scale ",
             "the chain rule multiplies the upstream gradient by the mask; returning the mask "
             "forgets g", ("upstream", "chain", "g *", "multipl", "factor"), slow=True),
-    Mistake(A, "forgot_eval", "forgot_eval_same_on_average",
-            'answer_forgot_eval = "b"', 'answer_forgot_eval = "a"',
-            "the expectation is preserved, but each prediction is that of a random thinned "
-            "network: the noise raises the error", ("noise", "random", "higher", "(b)", "b"),
+    Mistake(A, "dropout_backward", "backward_summed_over_the_batch",
+            "return g * scale ", "return (g * scale).sum(axis=0) ",
+            "the gradient of x has x's shape: summing over the batch is what a shared "
+            "parameter's gradient needs, not an input's", ("shape", "sum", "batch", "axis"),
             slow=True),
     Mistake(A, "dropout_forward", "input_scaled_in_place",
             '        return custom_op("dropout", x.value * scale, (x, backward))',

@@ -120,10 +120,10 @@ MISTAKES += [
             "m_hat = m / (1 - beta1 ** t)", "m_hat = m * (1 - beta1 ** t)",
             "the bias correction divides by 1 - β₁ᵗ; multiplying makes the first steps smaller "
             "still", ("bias correction", "divid", "multipl", "m_hat", "1 - beta1"), slow=True),
-    Mistake(A, "lr_sweep", "sweep_grid_linear",
-            "learning_rates = np.logspace(-5, 0, 16)", "learning_rates = np.linspace(1e-5, 1, 16)",
-            "a learning-rate sweep spans orders of magnitude: linspace puts 15 of the 16 rates "
-            "between 0.07 and 1", ("logspace", "linspace", "log", "grid", "spacing"), slow=True),
+    Mistake(A, "momentum_update", "momentum_step_ascends",
+            "    return theta - lr * v\n", "    return theta + lr * v\n",
+            "the step goes against the velocity, θ - η v; + climbs the loss",
+            ("sign", "ascen", "minus", "+", "climb"), slow=True),
     Mistake(A, "lr_sweep", "sweep_records_the_start",
             "optimise(update, START, STEPS, lr=lr, **hyperparameters)[-1]",
             "optimise(update, START, STEPS, lr=lr, **hyperparameters)[0]",

@@ -119,9 +119,4 @@ MISTAKES += [
             "            grads[a][t] += g\n", "            grads[a][t] = g\n",
             "a node used by several nodes at a step adds up their gradients; = keeps only the "
             "last", ("accumulat", "+=", "overwrit", "add up", "sum", "replac"), slow=True),
-    Mistake(A, "lstm_task", "lstm_readout_of_the_first_state",
-            "        return states[-1] @ self.V + self.c_out\n        ### END SOLUTION",
-            "        return states[0] @ self.V + self.c_out\n        ### END SOLUTION",
-            "the prediction reads the state after the whole sequence, states[-1]; states[0] has "
-            "seen only the first input", ("last", "first", "[-1]", "final", "index"), slow=True),
 ]
