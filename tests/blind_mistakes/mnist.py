@@ -81,12 +81,6 @@ MISTAKES += [
             "return net.eval().forward(x).value.argmax(axis=1).reshape(-1, 1)",
             "predict returns one label per image, shape (n,); a column (n, 1) compared with the "
             "labels broadcasts to (n, n)", ("shape", "column", "(n, 1)", "broadcast"), slow=True),
-    Mistake(A, "width_lr_sweep", "sweep_scores_the_main_network",
-            "scores = candidate.eval().forward(x_val).value",
-            "scores = net.eval().forward(x_val).value",
-            "each cell must score the candidate just trained; `net` is the notebook's other "
-            "network, the same in every cell", ("candidate", "net", "same network", "variable",
-                                                "every cell", "same"), slow=True),
     Mistake(A, "width_lr_sweep", "sweep_row_reset_for_every_rate",
             "sweep[width][lr] = float(", "sweep[width] = {}\n        sweep[width][lr] = float(",
             "the row of a width is emptied before each learning rate: only the last rate's "
