@@ -96,3 +96,37 @@ MISTAKES += [
             ("x axis", "x-axis", "x values", "x data", "layer", "from 0", "off by one",
              "off-by-one", "shift")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "deep_network", "one_hidden_width_too_many",
+            "sizes = [2] + [20] * 9 + [1]", "sizes = [2] + [20] * 10 + [1]",
+            "ten layers need eleven sizes: [20] * 10 makes the last layer 20 wide, not 1",
+            ("off by one", "off-by-one", "size", "shape", "width", "one too many"), slow=True),
+    Mistake(A, "deep_network", "activation_before_the_layer",
+            "h = getattr(layer(h), self.activation)()",
+            "h = layer(getattr(h, self.activation)())",
+            "each hidden layer is activation(layer(h)): applying the activation first squashes "
+            "the input and leaves the last hidden layer linear",
+            ("order", "before", "after", "activation"), slow=True),
+    Mistake(A, "bce_loss", "bce_one_minus_outside_the_log",
+            "(1 - y) * (1 - p).log()", "(1 - y) * (1 - p.log())",
+            "the second term is log(1 - p); 1 - log(p) misplaces the parentheses",
+            ("parenthes", "bracket", "precedence", "log(1 - p)", "log(1-p)", "1 - log"),
+            slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_over_one_axis",
+            'np.abs(grads[f"layer{l}_W"]).sum()', 'np.abs(grads[f"layer{l}_W"]).sum(axis=0)',
+            "each layer's entry is the sum over all of W's elements; summing over axis 0 leaves "
+            "one number per unit", ("axis", "every element", "all elements", "shape", "scalar"),
+            slow=True),
+    Mistake(A, "vanishing_plot", "plot_of_the_logarithm_on_a_log_axis",
+            "gradient_sums(net, x_plot, y_plot), marker=", "np.log10(gradient_sums(net, x_plot, "
+            "y_plot)), marker=",
+            "the log axis already shows orders of magnitude: plotting log10 of the sums on it "
+            "takes the logarithm twice (and negative values vanish)",
+            ("log", "twice", "logarithm"), slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_from_the_output_layer",
+            "for l in range(1, 11)])", "for l in range(10, 0, -1)])",
+            "entry l is layer l, counted from the input; range(10, 0, -1) lists the layers from "
+            "the output", ("order", "revers", "output", "first layer", "index"), slow=True),
+]

@@ -109,3 +109,35 @@ MISTAKES += [
             "step ignores that bound", ("scale", "normalis", "normaliz", "max", "step size",
                                         "per bin", "largest", "bound"), slow=True),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "conv1d_grad", "kernel_gradient_summed_over_positions",
+            "return correlate(x.value, g).sum(axis=0)", "return correlate(x.value, g).sum(axis=-1)",
+            "the kernel's gradient sums the rows' correlations over the batch, axis 0; axis -1 "
+            "sums over the kernel's own positions", ("axis", "batch", "row", "shape"), slow=True),
+    Mistake(A, "conv1d_grad", "input_gradient_pads_the_batch_axis",
+            "padded = np.pad(g, [(0, 0)] * (g.ndim - 1) + [(K - 1, K - 1)])",
+            "padded = np.pad(g, K - 1)",
+            "np.pad with one number pads every axis: the batch axis grows by 2(K-1) rows",
+            ("pad", "every axis", "batch", "shape"), slow=True),
+    Mistake(A, "maxpool_grad", "pool_windows_true_division",
+            "(x.shape[-1] // n, n)", "(x.shape[-1] / n, n)",
+            "the number of windows is an integer, L // n; L / n is a float that reshape refuses",
+            ("integer", "//", "float", "division", "reshape"), slow=True),
+    Mistake(A, "maxpool_grad", "pool_max_over_the_windows_axis",
+            "custom_op(\"maxpool1d\", windows.max(axis=-1)", "custom_op(\"maxpool1d\", windows.max(axis=1)",
+            "the windows are (B, L/n, n): the maximum is over each window, the last axis, not "
+            "over the windows", ("axis", "window", "last axis", "shape"), slow=True),
+    Mistake(A, "adversarial_input", "adversarial_stop_test_inverted",
+            "        if f.value[0] > 0:\n            break",
+            "        if f.value[0] < 0:\n            break",
+            "the walk stops once the histogram is classified positive (f > 0); stopping while "
+            "f < 0 ends it before the first step", ("stop", "sign", "invert", "condition",
+                                                    "break", "first step"), slow=True),
+    Mistake(A, "adversarial_input", "adversarial_gradient_keeps_the_batch_axis",
+            'gradient = f.sum().grad(1)["x"][0]', 'gradient = f.sum().grad(1)["x"]',
+            "the input was given a batch axis of 1; its gradient must drop it again ([0]), or "
+            "every later point is a (1, L) row", ("shape", "batch axis", "[0]", "squeez",
+                                                  "dimension"), slow=True),
+]

@@ -103,3 +103,37 @@ MISTAKES += [
             "W is (filters, channels, K, K): filter f is weights[f, 0], not weights[0, f]",
             SWAP + ("index", "filter", "channel", "w[f, 0]", "order", "axis"), slow=True),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "conv2d_grad", "im2col_integer_buffer",
+            "columns = np.empty((N, C, kh, kw, oh, ow), dtype=x.dtype)",
+            "columns = np.empty((N, C, kh, kw, oh, ow), dtype=int)",
+            "the columns buffer is an integer array: every value copied into it is truncated",
+            ("int", "dtype", "truncat", "integer", "float"), slow=True),
+    Mistake(A, "conv2d_grad", "col2im_crop_without_the_offset",
+            "return padded[:, :, padding:padding + H, padding:padding + W]",
+            "return padded[:, :, padding:H, padding:W]",
+            "the padding is cropped from both sides: the slice ends at padding + H, not H",
+            ("crop", "slice", "padding", "shape", "off by"), slow=True),
+    Mistake(A, "conv2d_grad", "filters_reshaped_filter_last",
+            "filters = w.value.reshape(f, -1)", "filters = w.value.reshape(-1, f).T",
+            "w is (F, C, KH, KW): each filter is a row of reshape(F, -1); reshape(-1, F) mixes "
+            "the filters' weights", ("reshape", "order", "transpos", "filter", "layout"),
+            slow=True),
+    Mistake(A, "conv2d_grad", "weight_gradient_averaged_over_the_batch",
+            "@ columns.transpose(0, 2, 1)).sum(axis=0)", "@ columns.transpose(0, 2, 1)).mean(axis=0)",
+            "the filters are shared by every image: their gradient sums the images' shares",
+            ("mean", "sum", "average", "batch"), slow=True),
+    Mistake(A, "maxpool2d_grad", "routed_gradient_aliases_the_columns",
+            "routed = np.zeros_like(columns)", "routed = columns",
+            "routed must be a new zero array: columns itself keeps every input value where the "
+            "gradient is not put, and is changed for the next backward", ("zero", "alias", "copy",
+                                                                          "in place", "in-place"),
+            slow=True),
+    Mistake(A, "cnn_accuracy", "predict_argmax_of_everything",
+            "return net.eval().forward(x).value.argmax(axis=1)",
+            "return np.argmax(net.eval().forward(x).value)",
+            "argmax without an axis is over the flattened scores: one number, not a class per "
+            "image", ("axis", "flatten", "shape", "per image", "one number"), slow=True),
+]

@@ -71,3 +71,43 @@ MISTAKES += [
             "the steps 64 times too small", ("batch size", "len(x)", "1/n", "divid", "mean",
                                             "factor", "too small", "learning rate", "slow")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "named_leaves", "named_intermediate_nodes_returned",
+            "if node.name is not None and not node.parents:", "if node.name is not None:",
+            "grad returns the gradients of the named leaves; a named intermediate node is no "
+            "leaf (the ops make unnamed nodes, so no graph built with them shows it)",
+            ("leaf", "leaves", "intermediate", "parents"), wrong_value=False, slow=True),
+    Mistake(A, "named_leaves", "parents_get_the_seed_not_the_node_gradient",
+            "grads.get(id(parent), 0) + grad_fn(g_node)", "grads.get(id(parent), 0) + grad_fn(g)",
+            "each node passes on its own gradient g_node; g, the seed, is the output's only",
+            ("upstream", "chain", "seed", "g_node", "node's gradient", "variable"), slow=True),
+    Mistake(A, "model_layers", "bias_added_inside_the_product",
+            "h = x.dot(self.W) + self.b", "h = x.dot(self.W + self.b)",
+            "x(W + b) adds Σx·b, not b: the bias belongs outside the product",
+            ("bias", "parenthes", "bracket", "precedence", "inside"), slow=True),
+    Mistake(A, "model_layers", "set_param_casts_to_int",
+            "own[name].value = np.array(value, dtype=float)",
+            "own[name].value = np.array(value, dtype=int)",
+            "parameters are real numbers: dtype=int truncates every weight towards 0",
+            ("int", "dtype", "truncat", "integer", "float"), slow=True),
+    Mistake(A, "training_loop", "parameters_read_once_before_the_loop",
+            "    for _ in range(steps):\n        grads, loss = net.get_grad(x, y)\n"
+            "        param = net.get_param()\n",
+            "    param = net.get_param()\n    for _ in range(steps):\n"
+            "        grads, loss = net.get_grad(x, y)\n",
+            "the parameters are read once, before the loop: every step starts again from the "
+            "initial parameters instead of the current ones", ("state", "carried", "initial",
+                                                             "current", "once", "every step"),
+            slow=True),
+    Mistake(A, "training_loop", "loss_recorded_after_the_step",
+            "        losses.append(loss)\n", "        losses.append(net.get_grad(x, y)[1])\n",
+            "the loss of each step is the one the gradient was taken at, before the update; "
+            "this records the loss after it, one step ahead",
+            ("after", "before", "one step", "shift", "ahead"), slow=True),
+    Mistake(A, "model_layers", "relu_name_capitalised",
+            'return Layer(n_in, n_out, name, "relu")', 'return Layer(n_in, n_out, name, "ReLU")',
+            'the layer compares its activation with "relu": "ReLU" never matches, so the ReLU '
+            "layer is linear", ("relu", "activation", "linear", "case", "capital"), slow=True),
+]

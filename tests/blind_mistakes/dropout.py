@@ -79,3 +79,33 @@ MISTAKES += [
             "graph, so no gradient reaches x", ("gradient", "graph", "detach", "new node",
                                                  "disconnect", "copy", "leaf")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "dropout_forward", "dropout_multiplies_by_the_keep_probability",
+            "return keep / (1 - self.p)", "return keep * (1 - self.p)",
+            "inverted dropout divides the kept units by 1 - p; multiplying shrinks them twice",
+            ("divid", "multipl", "1 - p", "scale", "inverted", "expectation"), slow=True),
+    Mistake(A, "dropout_forward", "scale_by_floor_division",
+            "return keep / (1 - self.p)", "return keep // (1 - self.p)",
+            "// is floor division: 1 // 0.8 is 1.0, so the kept units are not scaled by 1/(1 - p)",
+            ("//", "floor", "integer", "division", "1 - p", "scale"), slow=True),
+    Mistake(A, "dropout_forward", "training_flag_inverted",
+            "if not self.training or self.p == 0:", "if self.training or self.p == 0:",
+            "dropout acts in training and is the identity in evaluation; the test is inverted",
+            ("training", "evaluation", "invert", "eval", "flag", "not"), slow=True),
+    Mistake(A, "dropout_backward", "backward_returns_the_mask",
+            "return g * scale ", "return scale ",
+            "the chain rule multiplies the upstream gradient by the mask; returning the mask "
+            "forgets g", ("upstream", "chain", "g *", "multipl", "factor"), slow=True),
+    Mistake(A, "dropout_backward", "backward_summed_over_the_batch",
+            "return g * scale ", "return (g * scale).sum(axis=0) ",
+            "the gradient of x has x's shape: summing over the batch is what a shared "
+            "parameter's gradient needs, not an input's", ("shape", "sum", "batch", "axis"),
+            slow=True),
+    Mistake(A, "dropout_forward", "input_scaled_in_place",
+            '        return custom_op("dropout", x.value * scale, (x, backward))',
+            '        x.value *= scale\n        return custom_op("dropout", x.value, (x, backward))',
+            "*= writes the dropped values into the input's own array: the caller's x changes",
+            ("in place", "in-place", "*=", "input", "alias", "copy", "modif"), slow=True),
+]

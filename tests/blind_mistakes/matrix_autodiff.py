@@ -94,3 +94,40 @@ MISTAKES += [
             "s * (g - (g * s).sum(axis=1, keepdims=True))", "s * (g - (g * s).sum())",
             "the sum Σ_k G_k s_k is taken along each row, not over the whole matrix", ROW + SHAPE),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "broadcast_add_mul", "mul_grad_reduced_before_multiplying",
+            "(self, lambda g: unbroadcast(g * b, a.shape))",
+            "(self, lambda g: unbroadcast(g, a.shape) * b)",
+            "d(a*b)/da is g*b summed back to a's shape: summing g first and multiplying by b "
+            "afterwards mixes the broadcast rows", ("unbroadcast", "order", "before", "sum",
+                                                    "broadcast"), slow=True),
+    Mistake(A, "broadcast_add_mul", "add_first_operand_not_reduced",
+            "(self, lambda g: unbroadcast(g, a.shape))", "(self, lambda g: g)",
+            "a broadcast operand of + gets g summed over the axes it was stretched along; g is "
+            "passed on at the output's shape", ("unbroadcast", "broadcast", "shape", "sum",
+                                                "reduc"), slow=True),
+    Mistake(A, "matrix_sums", "sum_axis_zero_treated_as_none",
+            "value = self.value.sum(axis=axis, keepdims=True)",
+            "value = self.value.sum(axis=axis if axis else None, keepdims=True)",
+            "`if axis` is false for axis 0: a sum over axis 0 sums over everything",
+            ("axis 0", "axis=0", "axis", "falsy", "none", "everything"), slow=True),
+    Mistake(A, "matrix_sums", "sum_grad_divided_by_the_count",
+            "np.broadcast_to(g, self.shape)),), op=\"sum\")",
+            "np.broadcast_to(g, self.shape) / self.value.size),), op=\"sum\")",
+            "the gradient of a sum is g copied to every element; dividing by the count is the "
+            "gradient of a mean", ("mean", "average", "divid", "count", "size", "1/n"), slow=True),
+    Mistake(A, "softmax_log", "softmax_grad_diagonal_only",
+            "lambda g: s * (g - (g * s).sum(axis=1, keepdims=True))",
+            "lambda g: g * s * (1 - s)",
+            "the softmax Jacobian is diag(s) - s sᵀ: only its diagonal s(1-s) is used, the "
+            "off-diagonal -s_i s_j terms are missing", ("diagonal", "off-diagonal", "jacobian",
+                                                       "s(1-s)", "s * (1 - s)", "sigmoid"),
+            slow=True),
+    Mistake(A, "softmax_log", "softmax_sum_without_keepdims",
+            "s = exps / exps.sum(axis=1, keepdims=True)", "s = exps / exps.sum(axis=1)",
+            "without keepdims the row sums (n,) broadcast along the rows' last axis: each row is "
+            "divided by other rows' sums", ("keepdims", "broadcast", "shape", "axis", "column"),
+            slow=True),
+]

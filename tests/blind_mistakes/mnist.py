@@ -67,3 +67,44 @@ MISTAKES += [
             "predict builds a new, untrained Network instead of using the trained net",
             ("new network", "untrained", "trained", "fresh", "initial", "network()"), slow=True),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "mnist_accuracy", "loss_arguments_swapped",
+            "return dp.cross_entropy(self.forward(x), y)\n        ### END SOLUTION",
+            "return dp.cross_entropy(y, self.forward(x))\n        ### END SOLUTION",
+            "cross_entropy(logits, targets): with the arguments swapped the one-hot labels are "
+            "taken for the scores", ("argument", "order", "swap", "exchang", "logits", "targets"),
+            slow=True),
+    Mistake(A, "mnist_accuracy", "predict_returns_a_column",
+            "return net.eval().forward(x).value.argmax(axis=1)",
+            "return net.eval().forward(x).value.argmax(axis=1).reshape(-1, 1)",
+            "predict returns one label per image, shape (n,); a column (n, 1) compared with the "
+            "labels broadcasts to (n, n)", ("shape", "column", "(n, 1)", "broadcast"), slow=True),
+    Mistake(A, "width_lr_sweep", "sweep_row_reset_for_every_rate",
+            "sweep[width][lr] = float(", "sweep[width] = {}\n        sweep[width][lr] = float(",
+            "the row of a width is emptied before each learning rate: only the last rate's "
+            "accuracy is kept", ("overwrit", "reset", "last", "missing", "length", "every rate"),
+            slow=True),
+    Mistake(A, "error_analysis", "confusion_transposed",
+            "np.add.at(confusion, (y_val, predicted), 1)",
+            "np.add.at(confusion, (predicted, y_val), 1)",
+            "confusion[i, j] counts the images of class i predicted as j: the indices are "
+            "exchanged, so the matrix is transposed", ("transpos", "swap", "exchang", "row",
+                                                       "column"), slow=True),
+    Mistake(A, "error_analysis", "confusion_buffered_increment",
+            "np.add.at(confusion, (y_val, predicted), 1)", "confusion[y_val, predicted] += 1",
+            "fancy-index += is buffered: a (true, predicted) pair that occurs many times is "
+            "counted once; np.add.at counts each", ("add.at", "buffer", "repeat", "duplicat",
+                                                    "counted once", "count"), slow=True),
+    Mistake(A, "error_analysis", "worst_are_the_most_confident",
+            'y_val], kind="stable")[:8]', 'y_val], kind="stable")[-8:]',
+            "argsort is ascending: the worst images (lowest probability of the true class) are "
+            "the first eight, not the last", ("ascending", "descending", "first", "last",
+                                              "lowest", "highest", "order", "revers"), slow=True),
+    Mistake(A, "error_analysis", "worst_ranked_by_logits",
+            "probabilities = net.eval().forward(x_val).softmax().value",
+            "probabilities = net.eval().forward(x_val).value",
+            "the network returns logits: the probabilities need a softmax first",
+            ("softmax", "logit", "probabilit"), slow=True),
+]

@@ -100,3 +100,44 @@ MISTAKES += [
             "the Jacobian has one row per residual, len(r), not one per unknown, len(z)",
             ("rows", "len(r)", "len(z)", "shape", "residual", "unknown")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "catenary_loss", "segment_dx_not_squared",
+            "s = (dy * dy + dx * dx).sqrt()", "s = (dy * dy + dx).sqrt()",
+            "a segment's length is √(Δy² + Δx²): Δx is not squared",
+            ("square", "dx * dx", "dx²", "δx²", "pythag"), slow=True),
+    Mistake(A, "catenary_loss", "potential_not_weighted_by_length",
+            "return (s.sum() - length) ** 2 + (s * mean_height).sum()",
+            "return (s.sum() - length) ** 2 + mean_height.sum()",
+            "a segment's potential energy is its length times its mean height: the length "
+            "factor s is missing", ("length", "weight", "s *", "factor", "mass"), slow=True),
+    Mistake(A, "catenary_loss", "differences_of_the_unknowns_only",
+            "dy = y[1:] - y[:-1]", "dy = z[1:] - z[:-1]",
+            "the differences run over the chain with its fixed ends, y; z leaves out the two "
+            "end segments", ("end", "y instead of z", "z instead of y", "variable", "fixed",
+                             "segment"), slow=True),
+    Mistake(A, "catenary_shape", "descend_update_not_assigned",
+            '        z = z - lr * value.grad(1)["z"]', '        z_new = z - lr * value.grad(1)["z"]',
+            "the step is computed but z is never replaced by it: every step starts from z0",
+            ("update", "assign", "never", "z0", "state", "carried", "unchanged"), slow=True),
+    Mistake(A, "ode_residual", "second_derivative_backward_stencil_negated",
+            "D2[i, i - 4:i + 1] = forward_2[::-1]", "D2[i, i - 4:i + 1] = -forward_2[::-1]",
+            "reversing a one-sided stencil negates the odd derivative only: the second "
+            "derivative's backward stencil keeps its sign", ("sign", "negat", "minus",
+                                                             "second derivative", "stencil"),
+            slow=True),
+    Mistake(A, "ode_residual", "central_rows_one_short",
+            "for i in range(2, n - 2):", "for i in range(2, n - 3):",
+            "the central stencil fills rows 2 … n-3; range(2, n - 3) leaves row n-3 empty",
+            ("off by one", "off-by-one", "row", "range", "missing", "zero"), slow=True),
+    Mistake(A, "ode_residual", "central_first_derivative_reversed",
+            "central_1 = np.array([1 / 12, -2 / 3, 0, 2 / 3, -1 / 12])",
+            "central_1 = np.array([-1 / 12, 2 / 3, 0, -2 / 3, 1 / 12])",
+            "the first-derivative stencil weighs the later points positively: written from the "
+            "right it gives -y'", ("sign", "negat", "revers", "minus", "stencil"), slow=True),
+    Mistake(A, "ode_solution", "residual_loss_a_mean",
+            "losses.append(float(r @ r))", "losses.append(float(r @ r) / len(r))",
+            "the loss is the sum of the squared residuals, rᵀr; dividing by their number gives "
+            "the mean", ("mean", "sum", "average", "divid"), slow=True),
+]

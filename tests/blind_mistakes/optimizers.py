@@ -101,3 +101,37 @@ MISTAKES += [
             "the axis is already logarithmic: plotting log10 of the loss takes the log twice",
             ("log", "twice", "double", "scale", "values", "log10")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "momentum_update", "momentum_without_damping",
+            'v = state["v"] = beta * state.get("v", 0.0) + (1 - beta) * g',
+            'v = state["v"] = beta * state.get("v", 0.0) + g',
+            "the velocity is an exponential average, β v + (1 - β) g: the factor (1 - β) on "
+            "the gradient is missing", ("1 - beta", "1 - β", "(1 - beta)", "factor", "damp",
+                                        "average"), slow=True),
+    Mistake(A, "rmsprop_update", "rmsprop_squared_norm",
+            "(1 - beta) * g ** 2", "(1 - beta) * (g * g).sum()",
+            "RMSProp keeps a running average of each coordinate's g²; the squared norm gives "
+            "every coordinate the same step size", ("elementwise", "element-wise", "per "
+                                                     "coordinate", "norm", "sum", "each"),
+            slow=True),
+    Mistake(A, "adam_update", "adam_bias_correction_multiplies",
+            "m_hat = m / (1 - beta1 ** t)", "m_hat = m * (1 - beta1 ** t)",
+            "the bias correction divides by 1 - β₁ᵗ; multiplying makes the first steps smaller "
+            "still", ("bias correction", "divid", "multipl", "m_hat", "1 - beta1"), slow=True),
+    Mistake(A, "momentum_update", "momentum_step_ascends",
+            "    return theta - lr * v\n", "    return theta + lr * v\n",
+            "the step goes against the velocity, θ - η v; + climbs the loss",
+            ("sign", "ascen", "minus", "+", "climb"), slow=True),
+    Mistake(A, "lr_sweep", "sweep_records_the_start",
+            "optimise(update, START, STEPS, lr=lr, **hyperparameters)[-1]",
+            "optimise(update, START, STEPS, lr=lr, **hyperparameters)[0]",
+            "the final loss is the loss at the last point of the path; [0] is the start, the "
+            "same for every run", ("last", "final", "[-1]", "start", "first", "index"), slow=True),
+    Mistake(A, "loss_curves", "loss_curves_axes_swapped",
+            "ax.plot(np.arange(len(path)), rosenbrock(path), label=name)",
+            "ax.plot(rosenbrock(path), np.arange(len(path)), label=name)",
+            "plot(x, y): the steps belong on the x axis and the loss on the y axis",
+            ("axes", "axis", "swap", "x and y", "exchang"), slow=True),
+]

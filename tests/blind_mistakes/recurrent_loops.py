@@ -88,3 +88,35 @@ MISTAKES += [
             "c_t = f·c_{t-1} + i·g: the forget gate multiplies the old cell, the input gate the "
             "candidate; they are swapped", SWAP + ("forget", "input gate", "gate"), slow=True),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "forward_order", "roots_walked_again",
+            "        if root in index:\n            continue\n", "",
+            "a root already reached from an earlier root is walked again: its nodes get new "
+            "indices and land in a second component", ("visited", "again", "twice", "once",
+                                                       "duplicat", "index"), slow=True),
+    Mistake(A, "forward_order", "loops_of_two_not_ordered",
+            "if len(component) > 1:", "if len(component) > 2:",
+            "a loop of two nodes is a loop too: > 2 leaves its members in Tarjan's order, "
+            "not in the order the delay node's cut gives", ("off by one", "off-by-one", "two",
+                                                           "loop", "size", "order"), slow=True),
+    Mistake(A, "loop_forward", "in_loop_delay_starts_one_step_late",
+            "members[source][t - steps] if t >= steps", "members[source][t - steps] if t > steps",
+            "the delayed value is available from step `steps` on; > uses the initial value one "
+            "step too long", ("off by one", "off-by-one", "initial", "one step", ">="),
+            slow=True),
+    Mistake(A, "loop_backward", "initial_value_gets_no_gradient",
+            "                send(start, g[:steps], None)\n", "",
+            "the first `steps` outputs of a delay are its initial value: their gradient "
+            "belongs to it", ("initial", "start", "missing", "no gradient"), slow=True),
+    Mistake(A, "loop_backward", "in_loop_delay_gradient_off_by_one",
+            "            elif t >= steps:\n", "            elif t > steps:\n",
+            "at step t = steps the delay passed on its source's step 0, so its gradient goes "
+            "there, not to the initial value", ("off by one", "off-by-one", "initial", ">=",
+                                                "one step"), slow=True),
+    Mistake(A, "loop_backward", "step_gradient_overwritten",
+            "            grads[a][t] += g\n", "            grads[a][t] = g\n",
+            "a node used by several nodes at a step adds up their gradients; = keeps only the "
+            "last", ("accumulat", "+=", "overwrit", "add up", "sum", "replac"), slow=True),
+]

@@ -98,3 +98,34 @@ MISTAKES += [
             "the readout is linear: a tanh bounds the prediction to (-1, 1), and the sums reach 2",
             ("tanh", "readout", "linear", "activation", "output", "range", "bounded", "(-1, 1)")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "rnn_forward", "delay_waits_for_two_states",
+            "return states[-1] if states else initial", "return states[-1] if len(states) > 1 else initial",
+            "the delay node gives the previous state as soon as there is one: step 2 gets h0 "
+            "again instead of h1", ("off by one", "off-by-one", "initial", "previous", "delay",
+                                    "one step"), slow=True),
+    Mistake(A, "rnn_forward", "recurrent_product_transposed",
+            'h_prev.dot(params["W_h"])', 'params["W_h"].dot(h_prev.T).T',
+            "the state is a row, h W_h; W_h hᵀ multiplies by W_h's transpose",
+            ("transpos", "order", "w_h", "h w"), slow=True),
+    Mistake(A, "rnn_forward", "first_step_skipped",
+            "    for t in range(len(x)):\n        states.append(",
+            "    for t in range(1, len(x)):\n        states.append(",
+            "range(1, T) skips step 0: the first input is never read and one state is missing",
+            ("off by one", "off-by-one", "first", "step 0", "missing", "length"), slow=True),
+    Mistake(A, "bptt_gradients", "previous_state_wraps_around",
+            "h_prev = H[t - 1] if t > 0 else h_init", "h_prev = H[t - 1]",
+            "at t = 0, H[t - 1] is H[-1], the last state: step 0's previous state is h_init",
+            ("h_init", "initial", "wrap", "h[-1]", "t = 0", "first step", "negative index"),
+            slow=True),
+    Mistake(A, "bptt_gradients", "input_weight_gradient_transposed",
+            'grads["W_x"] += x[t].T @ da', 'grads["W_x"] += da.T @ x[t]',
+            "dL/dW_x is xᵀ δ, shaped like W_x; δᵀ x is its transpose",
+            ("transpos", "shape", "order", "w_x"), slow=True),
+    Mistake(A, "bptt_gradients", "bias_gradient_a_mean",
+            'grads["b"] += da.sum(axis=0, keepdims=True)', 'grads["b"] += da.mean(axis=0, keepdims=True)',
+            "the bias is added to every example: its gradient is the sum over the batch, not "
+            "the mean", ("mean", "sum", "average", "batch"), slow=True),
+]

@@ -97,3 +97,42 @@ MISTAKES += [
             "asks for the central difference", ("forward difference", "central", "one-sided",
                                                 "one sided", "f(x)", "f(x - eps)", "f(x-eps)")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "scalar_arithmetic", "div_numerator_derivative_is_the_denominator",
+            "((self, 1 / other.value), (other,", "((self, other.value), (other,",
+            "d(a/b)/da is 1/b: the local derivative of the numerator is b, the reciprocal is "
+            "missing", ("reciprocal", "1/b", "1 / b", "invert", "inverse", "divid"), slow=True),
+    Mistake(A, "scalar_arithmetic", "neg_value_not_negated",
+            "return Scalar(-self.value, ((self, -1.0),))",
+            "return Scalar(self.value, ((self, -1.0),))",
+            "-a has the value -a: the derivative is -1 but the value itself is left unnegated",
+            ("sign", "negat", "minus"), slow=True),
+    Mistake(A, "scalar_functions", "sigmoid_derivative_from_the_input",
+            "((self, value * (1 - value)),)", "((self, self.value * (1 - self.value)),)",
+            "σ'(x) = σ(x)(1 - σ(x)): the formula is applied to the input x, not to the output σ(x)",
+            ("input", "output", "σ(x)", "sigmoid(x)", "self.value"), slow=True),
+    Mistake(A, "scalar_functions", "tanh_derivative_square_of_the_difference",
+            "((self, 1 - value ** 2),)", "((self, (1 - value) ** 2),)",
+            "tanh'(x) = 1 - tanh(x)²: the square belongs to tanh, not to 1 - tanh",
+            ("square", "parenthes", "bracket", "precedence", "1 - tanh"), slow=True),
+    Mistake(A, "scalar_backprop", "order_recorded_before_the_parents",
+            "        if parents_done:\n            order.append(node)\n"
+            "        elif id(node) not in visited:\n            visited.add(id(node))\n",
+            "        if parents_done:\n            continue\n"
+            "        elif id(node) not in visited:\n            visited.add(id(node))\n"
+            "            order.append(node)\n",
+            "a node is appended when it is first reached (pre-order), not after its parents "
+            "(post-order): the order is not topological, so gradients flow before they are complete",
+            ("order", "topolog", "post-order", "pre-order", "postorder", "preorder"), slow=True),
+    Mistake(A, "scalar_backprop", "seed_is_the_output_value",
+            "    self.grad = 1.0\n", "    self.grad = self.value\n",
+            "backprop starts from dL/dL = 1, not from the value of L",
+            ("seed", "1.0", "dl/dl", "output's gradient", "output gradient", "start"), slow=True),
+    Mistake(A, "numerical_gradient", "central_difference_reversed",
+            "(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x - eps) - f(x + eps)) / (2 * eps)",
+            "the central difference is f(x+ε) - f(x-ε): the two evaluations are subtracted the "
+            "wrong way round, so the sign flips", ("sign", "negat", "minus", "revers", "order",
+                                                    "swap"), slow=True),
+]

@@ -88,3 +88,35 @@ MISTAKES += [
             "the statistics are over all entries of h_l; axis=0 gives one per unit",
             ("axis", "all entries", "per unit", "per neuron", "each unit", "shape", "flatten")),
 ]
+
+# Round 3 (2026-11-28), written blind as rounds 1 and 2 were.
+MISTAKES += [
+    Mistake(A, "xavier_init", "xavier_normal_variance_halved",
+            "np.sqrt(2.0 / (fan_in + fan_out))", "np.sqrt(1.0 / (fan_in + fan_out))",
+            "Glorot's variance is 2 / (fan_in + fan_out), the reciprocal of the mean fan; "
+            "1 / (fan_in + fan_out) is half of it", ("2.0", "factor", "two", "half", "2 /"),
+            slow=True),
+    Mistake(A, "xavier_init", "xavier_uniform_integer_division",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))", "a = np.sqrt(6 // (fan_in + fan_out))",
+            "6 // (fan_in + fan_out) is integer division: 0 for any fan over 6, so every weight "
+            "is 0", ("integer", "//", "floor", "zero", "division"), slow=True),
+    Mistake(A, "he_init", "he_uniform_root_of_the_numerator_only",
+            "a = np.sqrt(6.0 / fan_in)", "a = np.sqrt(6.0) / fan_in",
+            "the bound is √(6 / fan_in); √6 / fan_in divides by fan_in outside the root",
+            ("root", "sqrt", "parenthes", "precedence", "bracket"), slow=True),
+    Mistake(A, "he_init", "he_normal_two_outside_the_root",
+            "np.sqrt(2.0 / fan_in)", "2.0 / np.sqrt(fan_in)",
+            "He's standard deviation is √(2 / fan_in); 2 / √fan_in takes the root of fan_in only",
+            ("root", "sqrt", "parenthes", "precedence", "bracket"), slow=True),
+    Mistake(A, "activation_statistics", "statistics_one_layer_behind",
+            "        h = act(h @ W)\n        means.append(h.mean())\n        stds.append(h.std())\n",
+            "        means.append(h.mean())\n        stds.append(h.std())\n        h = act(h @ W)\n",
+            "each layer's statistics are taken before it runs: entry l holds layer l - 1's (the "
+            "first is the input's)", ("off by one", "off-by-one", "one layer", "shift", "before",
+                                      "input"), slow=True),
+    Mistake(A, "activation_statistics", "first_layer_skipped",
+            "    for W in weights:\n        h = act(h @ W)",
+            "    for W in weights[1:]:\n        h = act(h @ W)",
+            "weights[1:] skips the first layer: the input goes into layer 2's weights",
+            ("off by one", "off-by-one", "first layer", "skip", "length", "missing"), slow=True),
+]
