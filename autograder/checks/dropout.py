@@ -105,6 +105,20 @@ def test_masks_are_new_for_every_call_and_come_from_rng(draws, submission, rng):
 
 
 @pytest.mark.task("dropout_forward")
+def test_each_example_has_a_mask_of_its_own(draws):
+    """Units are dropped independently in every example of a batch: with n rows of d units, all
+    rows share one mask by chance with probability (p^n + (1 - p)^n)^d per call, 0.3 at most
+    here; in none of 2,000 calls is beyond chance (below 1e-90)."""
+    p, x, values = draws
+    masks = values != 0
+    shared = np.all(masks == masks[:, :1, :], axis=(1, 2))
+    assert not shared.all(), (
+        f"in every one of {len(values):,} calls, all {x.shape[0]} rows of the input lost the same "
+        f"units: each example needs a mask of its own, of the input's whole shape {x.shape} (a mask "
+        f"of shape {x.shape[1:]} is shared by the whole batch)")
+
+
+@pytest.mark.task("dropout_forward")
 def test_fraction_dropped_is_p(draws, metrics):
     p, x, values = draws
     dropped = float(np.mean(values == 0))

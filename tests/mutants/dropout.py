@@ -4,6 +4,11 @@ from tests.grading import Mutant
 A = "07_dropout"
 
 MUTANTS = [
+    Mutant(A, "dropout_forward", "mask_shared_by_the_batch",
+           "keep = self.rng.random(shape) >= self.p",
+           "keep = self.rng.random(shape[1:]) >= self.p",
+           "one mask of a row's shape, broadcast over the batch: every example loses the same "
+           "units"),
     Mutant(A, "dropout_forward", "not_rescaled",
            "return keep / (1 - self.p)",
            "return keep.astype(float)",
@@ -60,6 +65,7 @@ NAMED = {
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
+    "mask_shared_by_the_batch": "a mask shared by the rows, a property of the masks, not a value to equal",
     "mask_drawn_once": "the masks' randomness (a new one each call), a property of many draws",
     "mask_redrawn_in_backward": "a gradient through another random mask, not a value to equal",
     "active_in_eval": "a random mask in evaluation mode, not a value to equal",
