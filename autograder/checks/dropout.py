@@ -241,7 +241,7 @@ def test_evaluation_mode_is_the_identity(submission, rng, public):
                               lambda a, b: np.allclose(a, b))
         hint = ("; units are still dropped: check self.training" if np.any(got == 0)
                 else f"; y / x = {', '.join(f'{r:g}' for r in ratio)}")
-        raise AssertionError(f"with training = False, forward(x) must return x unchanged"
+        raise AssertionError("with training = False, forward(x) must return x unchanged"
                              + (named or hint))
     assert np.array_equal(out["second"], x), "a second call in evaluation mode changed the output"
     assert out["grad"] is not None and np.allclose(out["grad"], u, rtol=1e-12, atol=0), (
