@@ -29,9 +29,9 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import (assert_accuracy, bar_and_floor, credit,  # noqa: F401
-                                         digit_labels as _labels, misconception,
-                                         on_parameters)
+from autograder.grading.checking import (assert_accuracy, assert_log_scale_and_labels,  # noqa: F401
+                                         bar_and_floor, credit, digit_labels as _labels,
+                                         misconception, on_parameters)
 from autograder.probes.mnist import stack_problem
 
 ref = references.of(__name__)
@@ -210,12 +210,8 @@ def test_sweep_plot_shows_the_grid(submission):
             f"no plot with one line per width labelled {', '.join(f'width {w}' for w in WIDTHS)} "
             f"was found: draw ax_sweep.plot(LEARNING_RATES, accuracies, label=f'width {{width}}') "
             f"for each width")
-    assert ax["xscale"] == "log", (
-        f"the x axis of the sweep must be logarithmic (ax_sweep.set_xscale('log')), not "
-        f"{ax['xscale']}: the learning rates are a factor of 3 apart")
-    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
-        "label both axes of the sweep (ax_sweep.set_xlabel, ax_sweep.set_ylabel): the learning "
-        "rate, and the validation accuracy")
+    assert_log_scale_and_labels(ax, "x", "sweep", "the learning rates are a factor of 3 apart",
+                                "the learning rate, and the validation accuracy", "ax_sweep")
     for width, [line] in lines.items():
         expected = [grid[(float(width), float(lr))] for lr in LEARNING_RATES]
         shown = sorted(zip(line["x"].tolist(), line["y"].tolist()))

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import misconception, pairs, rel_error
+from autograder.grading.checking import assert_log_scale_and_labels, misconception, pairs, rel_error
 
 ref = references.of(__name__)
 
@@ -225,13 +225,7 @@ def _loss_axes(data) -> tuple:
 
 
 def _assert_log_scale_and_labels(ax, axis, plot, why, what) -> None:
-    """The `axis` ("x" or "y") of the `plot`'s axes is logarithmic, and both axes are labelled."""
-    name = "ax_sweep" if plot == "sweep" else "ax"
-    assert ax[f"{axis}scale"] == "log", (
-        f"the {axis} axis of the {plot} must be logarithmic ({name}.set_{axis}scale('log')), not "
-        f"{ax[f'{axis}scale']}: {why}")
-    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
-        f"label both axes of the {plot} ({name}.set_xlabel, {name}.set_ylabel): {what}")
+    assert_log_scale_and_labels(ax, axis, plot, why, what, "ax_sweep" if plot == "sweep" else "ax")
 
 
 @pytest.mark.task("loss_curves")

@@ -415,3 +415,13 @@ def digit_labels(predicted, labels) -> np.ndarray:
     assert np.issubdtype(predicted.dtype, np.number), (
         f"predict(x) must return digits 0-9, not {predicted.dtype} values")
     return predicted
+
+
+def assert_log_scale_and_labels(ax, axis, plot, why, what, name="ax") -> None:
+    """The `axis` ("x" or "y") of the `plot`'s axes (the figure data `ax`, drawn on the notebook's
+    axes `name`) is logarithmic, and both axes are labelled."""
+    assert ax[f"{axis}scale"] == "log", (
+        f"the {axis} axis of the {plot} must be logarithmic ({name}.set_{axis}scale('log')), not "
+        f"{ax[f'{axis}scale']}: {why}")
+    assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
+        f"label both axes of the {plot} ({name}.set_xlabel, {name}.set_ylabel): {what}")
