@@ -20,7 +20,9 @@ that wrote it). Of the mistakes that give a wrong value, per notebook, each is c
   named          the message names a mistake (after NAMES, as catalogue names are; derived names
                  are to read the same) and a name contains one of the mistake's `expect` phrases;
   named wrongly  it names mistakes, none of which contains an `expect` phrase;
-  located        not named, but a sentence locates the first difference (LOCATED);
+  located        not named, but a sentence locates the first difference (LOCATED), or the
+                 message is an error of their code with the line of their code that raised it
+                 (RAISED_AT; counted apart too);
   neither        the rest.
 """
 from __future__ import annotations
@@ -39,6 +41,10 @@ BLIND_OUTCOMES = OUTCOMES / "blind"
 # A message locates the mistake when a sentence of it begins "The first difference" or it says
 # what "first differs": the form the locating sentence of the feedback ends with (issue 30, 3).
 LOCATED = re.compile(r"(?:^|[.!?;:]\s+)The first difference|\bfirst differs\b", re.M)
+# An error is located when the message says the line of the student's code that raised it
+# ("your code raised ValueError: ... (in softmax, line 6)", the innermost frame of their code,
+# not NumPy's or dp's): on the message's first line, which is the task's first failing check.
+RAISED_AT = re.compile(r"^your code raised .*\(in [^()]*, line \d+", re.M)
 VERDICTS = ("named", "named wrongly", "located", "neither")
 
 
@@ -102,7 +108,12 @@ def verdict(mistake, message: str) -> str:
     named = names(message)
     if named:
         return "named" if any(mistake.names_it(text) for text in named) else "named wrongly"
-    return "located" if LOCATED.search(message) else "neither"
+    return "located" if LOCATED.search(message) or raised_at(message) else "neither"
+
+
+def raised_at(message: str) -> bool:
+    """The message's first line is an error of the student's code, with the line that raised it."""
+    return bool(RAISED_AT.match(message.split("\n", 1)[0]))
 
 
 def record_blind(mistake, result: dict) -> None:
@@ -131,7 +142,7 @@ def blind_coverage(outcomes: dict, rounds=None) -> dict:
     "wrongly": [(mistake, the names given)], "slowdowns named": [mistake]} from blind_outcomes();
     of the mistakes of `rounds` only (tests.blind_mistakes.round_of), when given."""
     from tests.blind_mistakes import corpus, round_of
-    table, wrongly, slowdowns = {}, [], []
+    table, wrongly, slowdowns, raised = {}, [], [], 0
     for mistake in corpus():
         if rounds is not None and round_of(mistake) not in rounds:
             continue
@@ -144,7 +155,8 @@ def blind_coverage(outcomes: dict, rounds=None) -> dict:
         table.setdefault(mistake.assignment, dict.fromkeys(VERDICTS, 0))[found] += 1
         if found == "named wrongly":
             wrongly.append((repr(mistake), names(message)))
-    return {"table": table, "wrongly": wrongly, "slowdowns named": slowdowns}
+        raised += found == "located" and not LOCATED.search(message)
+    return {"table": table, "wrongly": wrongly, "slowdowns named": slowdowns, "raised": raised}
 
 
 def print_blind(found: dict, held_out: dict) -> None:
@@ -171,6 +183,8 @@ def print_blind(found: dict, held_out: dict) -> None:
     print(f"{'total':<28}" + "".join(f"{c:>17}" for c in cells))
     print("(blind: the mistakes that give a wrong value, graded by the self-check with the public "
           "seed; held-out: the mutants' named / nameable)")
+    print(f"(located: {total['located'] - found['raised']} by the first difference, "
+          f"{found['raised']} errors by the line of the student's code that raised them)")
     if found["wrongly"]:
         print("\nnamed wrongly:\n  " + "\n  ".join(f"{m}: {'; or: '.join(n)}"
                                                   for m, n in found["wrongly"]))

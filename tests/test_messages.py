@@ -54,9 +54,11 @@ def test_a_key_error_of_the_students_own_code_is_still_theirs():
 
 # -- where an error happened: as JupyterLab shows the cell (item 5) ----------------------------
 BROKEN_CELL = "\n# %% [markdown]\n# Some text.\n\n# %%\nvalues = [1, 2]\nratio = values[0] / 0\n"
+# raised inside NumPy, called from the student's line 3: the line is theirs, not NumPy's
 PROBED_RAISE = ("def numerical_gradient(f, x: float, eps: float = 1e-6) -> float:",
                 "def numerical_gradient(f, x: float, eps: float = 1e-6) -> float:\n"
-                "    if x is not None:\n        raise ValueError('boom')")
+                "    if x is not None:\n        np.stack([np.zeros(2), np.zeros(3)])")
+STACKED = "ValueError: all input arrays must have the same shape"
 
 
 def test_errors_name_the_cell_by_its_first_line_not_a_number_counting_markdown(tmp_path):
@@ -66,11 +68,42 @@ def test_errors_name_the_cell_by_its_first_line_not_a_number_counting_markdown(t
     assert error["where"] == "the cell that begins “values = [1, 2]”" and error["line"] == 2, error
     assert report.cell_place(error) == "the cell that begins “values = [1, 2]”, line 2"
     task = {t["id"]: t for t in result["tasks"]}["numerical_gradient"]
-    assert ("ValueError: boom (the cell that begins “def numerical_gradient(f, x: float, eps: float "
-            "= 1e-6) -> float:”, line 3)") in task["message"], task["message"]
+    assert (STACKED + " (the cell that begins “def numerical_gradient(f, x: float, eps: float "
+            "= 1e-6) -> float:”, line 3, raised inside numpy)") in task["message"], task["message"]
     assert "(cell " not in task["message"]
     page = report.feedback_html(result)
     assert "the cell that begins “values = [1, 2]”, line 2: <code>ZeroDivisionError" in page
+
+
+def test_the_self_check_says_the_students_line_not_the_librarys(tmp_path, monkeypatch, capsys):
+    """As grading does: the innermost line of the notebook's code, and the library it called."""
+    path = notebook_from_source(mutate(solution_source(A), *PROBED_RAISE), tmp_path / "nb.ipynb")
+    error, printed = run_in_process(path, monkeypatch, capsys)["tasks"]["numerical_gradient"]
+    assert error is not None
+    assert f"{STACKED} (in numerical_gradient, line 3, raised inside numpy)" in printed, printed
+
+
+def test_where_an_error_was_raised_is_the_innermost_frame_of_the_students_code():
+    import json
+
+    import numpy as np
+
+    from autograder.sandbox.errors import where_raised
+    cell = {"np": np, "json": json}
+    exec(compile("def own():\n    raise ValueError\n"
+                 "def stacked():\n    np.stack([np.zeros(2), np.zeros(3)])\n"
+                 "def parsed():\n    json.loads('{')\n", "<cell 4>", "exec"), cell)
+
+    def where(function):
+        try:
+            function()
+        except Exception as error:  # noqa: BLE001
+            return where_raised(error.__traceback__, lambda file: file.startswith("<cell"),
+                                lambda file, name, line: f"{file[1:-1]}, {name}, line {line}")
+    assert where(cell["own"]) == " (cell 4, own, line 2)"
+    assert where(cell["stacked"]) == " (cell 4, stacked, line 4, raised inside numpy)"
+    assert where(cell["parsed"]) == " (cell 4, parsed, line 6, raised inside json)"
+    assert where(lambda: np.stack([np.zeros(2), np.zeros(3)])) == ""     # no line of theirs
 
 
 def test_a_cell_label_quotes_the_first_line_and_the_execution_count():

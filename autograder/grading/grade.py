@@ -435,14 +435,14 @@ def grade_one(submission: Submission, course_path=None, protect=(), seed=None, s
     return _total(result), figures
 
 
-_CELL = re.compile(r"\(cell (\d+), line (\d+)\)")     # where the runner says the student's code raised
+_CELL = re.compile(r"\(cell (\d+), line (\d+)")     # where the runner says the student's code raised
 
 
 def _located(task, labels) -> dict:
     """`task` with "(cell 4, line 21)" in its messages (the runner's cell numbers, which count
     markdown cells) said as the student finds it: "(the cell that begins “…”, line 21)"."""
     def say(text):
-        return _CELL.sub(lambda m: f"({labels.get(int(m[1]), f'cell {m[1]}')}, line {m[2]})", text)
+        return _CELL.sub(lambda m: f"({labels.get(int(m[1]), f'cell {m[1]}')}, line {m[2]}", text)
     return dict(task, message=say(task["message"]),
                 checks=[dict(c, message=say(c["message"])) for c in task["checks"]])
 

@@ -10,19 +10,35 @@ notebook, `check` does nothing: grading runs the checks itself, from outside.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
 import threading
 import time
-import traceback
 
 from ..course.config import load_course
 from ..sandbox import protocol
-from ..sandbox.errors import SELF_CHECK_TIMEOUT, ProbeError, ProbeTimeout
+from ..sandbox.errors import SELF_CHECK_TIMEOUT, ProbeError, ProbeTimeout, where_raised
 from .feedback import BY_HAND, BY_HAND_MARK, all_passed, failed_lines, name as _name, some_passed
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(__file__))   # autograder/: its frames are not the student's
+
+
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple:
+    """The folders of code that is not the student's: the grader's, dp's, Python's own and the
+    installed packages' (NumPy's, ...)."""
+    import sysconfig
+    import dp
+    paths = sysconfig.get_paths()
+    return tuple({PACKAGE_DIR, os.path.dirname(dp.__file__),
+                  *(paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))})
+
+
+def _theirs(filename: str) -> bool:
+    """The file is the student's code: a notebook cell (or a module of theirs), not a library."""
+    return not filename.startswith(("<frozen", *_library_dirs()))
 
 
 class CheckFailed(AssertionError):
@@ -83,9 +99,8 @@ class LocalSubmission:
         except NotImplementedError:
             raise ProbeError("NotImplementedError: this part is not implemented yet") from None
         except Exception as error:  # noqa: BLE001 - any error of the student's code
-            frames = [f for f in traceback.extract_tb(error.__traceback__)
-                      if not f.filename.startswith(PACKAGE_DIR)]
-            where = f" (in {frames[-1].name}, line {frames[-1].lineno})" if frames else ""
+            where = where_raised(error.__traceback__, _theirs,
+                                 lambda file, function, line: f"in {function}, line {line}")
             raise ProbeError(f"{type(error).__name__}: {error}{where}") from None
         if result is _PastBudget or time.monotonic() - start > self.budget:
             raise ProbeTimeout(SELF_CHECK_TIMEOUT.format(name=name, budget=self.budget))

@@ -35,3 +35,25 @@ PROBE_TIMEOUT = ("probe {name!r} took longer than its {budget:g} s (probe_time_l
 SELF_CHECK_TIMEOUT = ("probe {name!r} ran longer here than the {budget:g} s that grading gives "
                       "one probe call (probe_time_limit): graded, this check would get no points. "
                       + _TOO_SLOW[0].upper() + _TOO_SLOW[1:])
+
+
+
+def where_raised(tb, theirs, label) -> str:
+    """Where the student's code raised, said after an error's text: " (<label>)" of the innermost
+    frame of the traceback `tb` whose file name `theirs` accepts (label(file name, function,
+    line)), and ", raised inside <package>" when the error came from a library that line called
+    (NumPy, dp: its own line would point the student at code that is not theirs to fix). "" when
+    no frame is the student's."""
+    frames = []
+    while tb is not None:
+        frames.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    own = [i for i, (frame, _) in enumerate(frames) if theirs(frame.f_code.co_filename)]
+    if not own:
+        return ""
+    frame, line = frames[own[-1]]
+    where = label(frame.f_code.co_filename, frame.f_code.co_name, line)
+    if own[-1] < len(frames) - 1:
+        module = frames[-1][0].f_globals.get("__name__")
+        where += f", raised inside {module.split('.')[0] if isinstance(module, str) else 'a library'}"
+    return f" ({where})"

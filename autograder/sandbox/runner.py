@@ -17,6 +17,7 @@ import sys
 import time
 import traceback
 
+from autograder.sandbox.errors import where_raised
 
 _exit = os._exit   # the real one: the guards replace os._exit for the student's code
 
@@ -68,8 +69,8 @@ def answer(probes, namespace, request):
     try:
         result = function(namespace, **kwargs)
     except BaseException as error:  # noqa: BLE001
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.startswith("<cell")]
-        where = f" ({frames[-1].filename[1:-1]}, line {frames[-1].lineno})" if frames else ""
+        where = where_raised(error.__traceback__, lambda file: file.startswith("<cell"),
+                             lambda file, function, line: f"{file[1:-1]}, line {line}")
         text = str(error) or ("not implemented yet" if isinstance(error, NotImplementedError) else "")
         return {"ok": False, "error": f"{type(error).__name__}: {text}"[:2000] + where}
     return {"ok": True, "result": result}

@@ -42,7 +42,8 @@ MNIST_FILE = f"{DATA}/mnist-train.npz"
 PACKAGES = ("numpy", "matplotlib")       # what every submission may import, with their needs
 # The submission process's own code: what runs it, never what judges it.
 RUNTIME = ("__init__.py", "sandbox/__init__.py", "sandbox/runner.py", "sandbox/guard.py",
-           "sandbox/protocol.py", "sandbox/zygote.py", "sandbox/isolation.py", "sandbox/seccomp.py",
+           "sandbox/protocol.py", "sandbox/errors.py", "sandbox/zygote.py", "sandbox/isolation.py",
+           "sandbox/seccomp.py",
            "probes/__init__.py", "probes/common.py")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
                 "install bubblewrap) and allow unprivileged user namespaces")
