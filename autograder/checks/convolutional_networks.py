@@ -57,9 +57,10 @@ def conv_case(rng, public, i) -> tuple:
             rng.normal(size=(n, f, oh, ow)))
 
 
-def pool_case(rng, public, i) -> tuple:
+def pool_case(rng, public, i, default_stride=False) -> tuple:
     """x (N, C, H, W) without ties, a window size, a stride (windows that overlap when it is
-    smaller than the size), and an upstream gradient g of the output's shape."""
+    smaller than the size; the size itself, maxpool2d's default, with `default_stride`), and an
+    upstream gradient g of the output's shape."""
     if public:
         (n, c, h, w), size, stride = [((2, 2, 4, 6), 2, 2), ((1, 2, 7, 7), 3, 2)][i % 2]
     else:
@@ -67,6 +68,7 @@ def pool_case(rng, public, i) -> tuple:
         size = int(rng.integers(2, 4))
         stride = int(rng.integers(1, size + 1))
         h, w = (int(v) for v in rng.integers(size, size + 7, 2))
+    stride = size if default_stride else stride
     oh, ow = (h - size) // stride + 1, (w - size) // stride + 1
     return rng.normal(size=(n, c, h, w)), size, stride, rng.normal(size=(n, c, oh, ow))
 
@@ -154,6 +156,17 @@ def test_value_is_the_maximum_of_each_window(submission, rng, public, metrics):
 @pytest.mark.task("maxpool2d_grad")
 def test_gradient_goes_to_the_maximum_of_each_window(submission, rng, public, metrics):
     check_pool(submission, rng, public, metrics, "x", "dL/dx")
+
+
+@pytest.mark.task("maxpool2d_grad")
+def test_windows_are_their_size_apart_by_default(submission, rng, public, metrics):
+    for x, size, stride, g in cases(rng, public, lambda *case: pool_case(*case, default_stride=True)):
+        out = submission.probe("maxpool2d", x=x, size=size, stride=None, g=g)
+        node_reply(out, f"maxpool2d(x {x.shape}, {size})", g.shape)
+        compare(out["value"], ref.pool(x, size, stride, g)["value"], "maxpool2d(x, size)",
+                f"for x of shape {x.shape} and windows of {size}x{size}, the stride not given "
+                f"(its default is the window size, {size}: windows side by side): ", metrics,
+                ref.misconceptions.pool(x, size, stride, g), "value")
 
 
 # -- cnn_accuracy ---------------------------------------------------------------------------------

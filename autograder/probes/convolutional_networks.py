@@ -39,8 +39,10 @@ def conv2d(ns, x, w, b, stride, padding, g):
 
 
 def maxpool2d(ns, x, size, stride, g):
-    """maxpool2d(Node x, size, stride): its value and the gradient of sum(g * y) for x."""
-    out = ns["maxpool2d"](Node(x.copy(), "x"), int(size), int(stride))
+    """maxpool2d(Node x, size, stride): its value and the gradient of sum(g * y) for x; without
+    the stride argument (its default) when `stride` is None."""
+    strides = () if stride is None else (int(stride),)
+    out = ns["maxpool2d"](Node(x.copy(), "x"), int(size), *strides)
     return _value_and_gradients(out, g, ("x",))
 
 

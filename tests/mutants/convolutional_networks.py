@@ -43,6 +43,11 @@ MUTANTS = [
            "np.put_along_axis(routed, winners, g.reshape(n * c, 1, -1), axis=1)",
            "routed[:] = g.reshape(n * c, 1, -1)",
            "every element of the window gets the window's gradient"),
+    Mutant(A, "maxpool2d_grad", "default_stride_one",
+           "stride = size if stride is None else stride",
+           "stride = 1 if stride is None else stride",
+           "without a stride the windows overlap (stride 1) instead of lying side by side",
+           slow=True),
     # cnn_accuracy
     Mutant(A, "cnn_accuracy", "predict_least_likely",
            "return net.eval().forward(x).value.argmax(axis=1)",
@@ -94,6 +99,8 @@ NAMED = {
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "untrained": "a trained model, graded by its accuracy",
+    "default_stride_one": "an argument's default, not a formula: the shape is wrong, and the "
+                          "message says what the default is",
     "forward_skips_the_first_layer": "the training raises, and the network is refused: its message "
                                       "says why",
     "filters_transposed": "a plot, checked against the student's own filters (no reference value); "
