@@ -8,6 +8,7 @@ in all (each entry runs its notebook up to its task's check cell, then the check
 (the entries of 09 and 11 that train a network again, and ten solution runs) about 35 s more."""
 import pytest
 
+from autograder.grading import public_cases
 from autograder.grading.checking import NAMES, OR_NAMES
 from tests.blind_mistakes import NOTEBOOKS, corpus, outcome, self_check
 from tests.grading import COURSE, solution_source
@@ -98,8 +99,12 @@ def test_the_solution_passes_every_task_of_the_corpus_on_the_same_path(notebook)
     [assignment] = {m.assignment for m in corpus(notebook)}
     tasks = sorted({m.task for m in corpus(notebook)})
     results = self_check(solution_source(assignment), assignment, tasks)
-    assert {t: r["status"] for t, r in results.items()} == dict.fromkeys(tasks, "passed"), \
-        {t: r["message"] for t, r in results.items()}
+    # what a notebook without public cases checks against its references is checked when graded
+    # (09's sweep: the grader trains its networks again)
+    unchecked = "unchecked" if not public_cases.needs_recording(COURSE.assignment(assignment)) \
+        else "passed"
+    assert all(results[t]["status"] in ("passed", unchecked) for t in tasks) and set(results) == \
+        set(tasks), {t: r["message"] for t, r in results.items()}
 
 
 def test_every_mistake_and_mutant_applies_to_its_solution_once():

@@ -221,12 +221,15 @@ check("mnist_accuracy")
 #
 # Which width and which learning rate? Find out with a small sweep, judged on the **validation**
 # digits only: for each hidden width in `WIDTHS` and each learning rate in `LEARNING_RATES`,
-# train a one-hidden-layer network 784-width-10 (ReLU, then linear) with `dp.Adam` for
-# `SWEEP_STEPS` steps from `dp.seed(0)`, and record its validation accuracy in
-# `sweep[width][lr]`. On the axes `ax_sweep`, draw one line per width (label: the width, e.g.
-# `"width 16"`), validation accuracy against learning rate on a **logarithmic** x axis. Then use
-# what you see for your `Network` above (wider? another learning rate? more steps?), and say so in
-# a sentence. The whole sweep takes about 15 seconds.
+# train the one-hidden-layer network `OneHidden(width)` below, and record its validation accuracy
+# in `sweep[width][lr]`. Make the sweep reproducible, as every experiment you report should be:
+# call `dp.seed(0)` right before building each network, and train it with
+# `dp.Adam(candidate, x_train, dp.one_hot(y_train, 10), lr=lr, batch_size=128, seed=0)` for
+# `SWEEP_STEPS` steps. (The grader trains these networks again and compares: a run that is not
+# seeded like this gives other numbers.) On the axes `ax_sweep`, draw one line per width (label:
+# the width, e.g. `"width 16"`), validation accuracy against learning rate on a **logarithmic** x
+# axis. Then use what you see for your `Network` above (wider? another learning rate? more
+# steps?), and say so in a sentence. The whole sweep takes a second or two.
 
 # %%
 WIDTHS = (16, 64)
@@ -234,8 +237,11 @@ LEARNING_RATES = (1e-3, 3e-3, 1e-2)
 SWEEP_STEPS = 100
 sweep = {}
 fig_sweep, ax_sweep = plt.subplots(figsize=(6, 3.5))
-### BEGIN SOLUTION
+
+
 class OneHidden(Model):
+    """784-width-10: a ReLU layer, then a linear one (the sweep's network)."""
+
     def __init__(self, width):
         super().__init__()
         self.hidden = self.ReLU_Layer(784, width, "hidden")
@@ -248,6 +254,7 @@ class OneHidden(Model):
         return dp.cross_entropy(self.forward(x), y)
 
 
+### BEGIN SOLUTION
 for width in WIDTHS:
     sweep[width] = {}
     for lr in LEARNING_RATES:

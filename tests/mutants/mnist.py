@@ -18,6 +18,15 @@ MUTANTS = [
            "ax_sweep.plot(LEARNING_RATES, list(sweep[width].values()), marker=\"o\"",
            "ax_sweep.plot(list(sweep[width].values()), marker=\"o\"",
            "each line drawn against 0, 1, 2 (its index), not the learning rates"),
+    Mutant("09_mnist", "width_lr_sweep", "sweep_written_by_hand",
+           "sweep[width][lr] = float(np.mean(scores.argmax(axis=1) == y_val))",
+           "sweep[width][lr] = 0.9",
+           "the sweep's accuracies made up (the networks trained, never measured)"),
+    Mutant("09_mnist", "width_lr_sweep", "sweep_scores_the_main_network",
+           "scores = candidate.eval().forward(x_val).value",
+           "scores = net.eval().forward(x_val).value",
+           "every cell of the sweep measures the notebook's main network, not the candidate",
+           slow=True),
     Mutant("09_mnist", "width_lr_sweep", "sweep_in_percent",
            "sweep[width][lr] = float(np.mean(scores.argmax(axis=1) == y_val))",
            "sweep[width][lr] = 100 * float(np.mean(scores.argmax(axis=1) == y_val))",
@@ -51,4 +60,9 @@ UNNAMEABLE = {
     "worst_are_the_best": "a choice of indices, checked by a property of their probabilities",
     "sweep_plotted_against_the_index": "a plot's x values, checked against the learning rates",
     "sweep_in_percent": "a range, checked by its bounds",
+    "sweep_written_by_hand": "made-up values: compared with the networks trained again, the "
+                             "message locates the first cell that differs",
+    "sweep_scores_the_main_network": "another network's accuracy: compared with the networks "
+                                     "trained again, the message locates the first cell that "
+                                     "differs",
 }
