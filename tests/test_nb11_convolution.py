@@ -95,7 +95,8 @@ def test_a_closed_form_predict_without_a_trained_network_earns_nothing(tmp_path)
     verdicts = {c["name"]: c["status"] for c in task["checks"]}
     assert verdicts == {
         "test_accuracy_on_histograms_held_by_the_grader": "passed",
-        "test_the_trained_parameters_classify_through_the_graders_network": "failed"}, task
+        "test_the_trained_parameters_classify_through_the_graders_network": "failed",
+        "test_predict_gives_the_networks_decisions": "failed"}, task
     metrics = task["metrics"]
     assert metrics["accuracy"] >= 0.99 > metrics["accuracy_of_the_trained_parameters"], task
     assert task["message"].startswith(

@@ -251,6 +251,30 @@ def test_the_trained_parameters_classify_through_the_graders_network(submission,
                      "accuracy_of_the_trained_parameters")
 
 
+NEAR_TIE = 1e-9    # |f| below which the grader's forward pass and the notebook's may decide apart
+
+
+@pytest.mark.task("histogram_classifier")
+def test_predict_gives_the_networks_decisions(submission, rng, public):
+    """predict is net's decision, class 1 where f > 0: an accuracy above the bar does not show a
+    wrong threshold (f > 0.5 on a logit), since few histograms have f near 0."""
+    x, _ = histograms(1000, rng)
+    reply = submission.probe("predict", histograms=x)
+    assert not isinstance(reply, dict) and reply.size == len(x), (
+        f"predict(histograms) must return {len(x)} labels, one per histogram, not "
+        f"{reply['not_array'] if isinstance(reply, dict) else f'shape {reply.shape}'}")
+    predicted = np.ravel(reply)
+    model = submission.probe("model", histograms=x)
+    f = _f(_parameters(model["params"]), x, model, public)
+    with np.errstate(invalid="ignore"):       # f of NaN is no decision: it never agrees
+        differ = np.flatnonzero((predicted != (f > 0)) & ~(np.abs(f) <= NEAR_TIE) | np.isnan(f))
+    assert not differ.size, (
+        f"predict(histograms) is not net's decision on {differ.size} of {len(x)} histograms: "
+        f"for histogram {differ[0]}, f = {f[differ[0]]:.4g} and predict gives "
+        f"{predicted[differ[0]]:g}; the label is 1 where f > 0 (f is a logit: its boundary is 0, "
+        f"that of the probability sigmoid(f) is 0.5)")
+
+
 # -- adversarial_input ----------------------------------------------------------------------------
 def _targets(f, labels) -> list:
     """Histograms the network rejects (f < 0), those of class 0 first."""

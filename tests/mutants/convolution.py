@@ -4,6 +4,11 @@ from tests.grading import Mutant
 A = "11_convolution"
 
 MUTANTS = [
+    Mutant(A, "histogram_classifier", "predict_threshold_on_the_logit_at_one_half",
+           "return (net.forward(histograms).value > 0).astype(int)",
+           "return (net.forward(histograms).value > 0.5).astype(int)",
+           "predict thresholds the logit f at 0.5, a probability's boundary, instead of 0",
+           slow=True),
     Mutant(A, "conv1d_grad", "convolution_not_correlation",
            "x[..., j:j + n] * k[..., j, None]",
            "x[..., j:j + n] * k[..., K - 1 - j, None]",
@@ -84,6 +89,8 @@ NAMED = {
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
+    "predict_threshold_on_the_logit_at_one_half": "labels against the network's own decisions: "
+                                                  "the message locates the first that differs",
     "predict_wrong_side": "a trained model's labels, graded by their accuracy",
     "predict_returns_f": "not labels at all: the kind of reply is wrong",
     "untrained": "a trained model, graded by its accuracy",
