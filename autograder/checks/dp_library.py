@@ -322,16 +322,17 @@ def toy_problem(rng):
             return x, y, params
 
 
-def run_train(submission, rng):
-    """(x, y, params, gradients, the probe's reply): the student's train on the scripted model,
-    for a toy problem and gradients drawn from rng. The first loss that get_grad hands out is the
-    initial loss; the others are drawn."""
+def run_train(submission, rng, steps=None):
+    """(x, y, params, gradients, the probe's reply): the student's train on the scripted model
+    (with its default steps, or `steps`), for a toy problem and gradients drawn from rng. The
+    first loss that get_grad hands out is the initial loss; the others are drawn."""
     x, y, params = toy_problem(rng)
     gradients = [{name: rng.normal(size=value.shape) for name, value in params.items()}
                  for _ in range(SCRIPTED)]
     losses = [toy_loss(params, x, y)] + list(rng.uniform(0.1, 1, SCRIPTED - 1))
+    given = {} if steps is None else {"steps": steps}
     received = probe(submission, "train", "in train(net, x, y) on the toy problem", params=params,
-                     gradients=gradients, losses=losses, x=x, y=y)
+                     gradients=gradients, losses=losses, x=x, y=y, **given)
     return x, y, params, gradients, received
 
 
@@ -405,3 +406,17 @@ def test_training_returns_the_losses(submission, rng):
     assert abs(losses[0] - initial) <= 1e-6 * initial, (
         f"train(net, x, y): the first loss it returned is {losses[0]:.6g}, but the loss of the "
         f"initial parameters is {initial:.6g}; return the loss that get_grad gives at each step")
+
+
+@pytest.mark.task("training_loop")
+def test_training_takes_as_many_steps_as_it_is_told(submission, rng):
+    steps = int(rng.integers(3, 8))
+    _, _, params, gradients, received = run_train(submission, rng, steps)
+    calls = len(loop_steps(received, gradients, params))
+    losses = received["losses"]
+    assert calls == steps, (
+        f"train(net, x, y, steps={steps}) called get_grad {calls} times: take `steps` steps, one "
+        f"get_grad and one update each (range(steps))")
+    assert losses is not None and len(losses) == steps, (
+        f"train(net, x, y, steps={steps}) returned {'no list' if losses is None else len(losses)} "
+        f"losses: one per step, {steps}")

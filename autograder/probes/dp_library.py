@@ -162,12 +162,13 @@ class _ScriptedModel:
                 self._losses[k % len(self._losses)])
 
 
-def train(ns, params, gradients, losses, x, y):
-    """The student's train(net, x, y), with its default steps and learning rate, on a
-    _ScriptedModel holding `params`: the parameters it leaves, the losses it returned, and the
+def train(ns, params, gradients, losses, x, y, steps=None):
+    """The student's train(net, x, y), with its default steps (or `steps`) and learning rate, on
+    a _ScriptedModel holding `params`: the parameters it leaves, the losses it returned, and the
     parameters at each call of get_grad ({name: array (calls, *shape)})."""
     model = _ScriptedModel(params, gradients, losses)
-    returned = ns["train"](model, _array(x), _array(y))
+    given = {} if steps is None else {"steps": int(steps)}
+    returned = ns["train"](model, _array(x), _array(y), **given)
     try:
         returned = [float(loss) for loss in returned]
     except (TypeError, ValueError):
@@ -202,7 +203,7 @@ REPLIES = {   # the gradients may hold nan or inf: the checks say where
     "initial_params": lambda layers: _params(layers, finite=True),
     "model_params": lambda layers, params, x: {
         "after": _params(layers), "output": Array((len(x), layers[-1][2]), finite=False)},
-    "train": lambda params, gradients, losses, x, y: {   # the scripted model: shapes as given
+    "train": lambda params, gradients, losses, x, y, steps=None: {   # the scripted model
         "params": {name: Array(np.shape(value), finite=False) for name, value in params.items()},
         "losses": Optional(Items(Number(finite=False), max_len=1_000_000)),
         "history": {name: Array((None, *np.shape(value)), finite=False,

@@ -27,6 +27,10 @@ MUTANTS = [
            'self.b = Node(np.zeros((1, n_out)), f"{name}_bias")',
            "the bias named h1_bias instead of the library's h1_b"),
     # training_loop
+    Mutant(A, "training_loop", "one_step_too_few",
+           "    for _ in range(steps):\n        grads, loss = net.get_grad(x, y)",
+           "    for _ in range(steps - 1):\n        grads, loss = net.get_grad(x, y)",
+           "range(steps - 1): the loop takes one step fewer than it is told"),
     Mutant(A, "training_loop", "gradient_ascent",
            "param[name] - lr * grads[name]", "param[name] + lr * grads[name]",
            "the step goes along the gradient: the loss grows"),
@@ -48,6 +52,7 @@ NAMED = {
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
+    "one_step_too_few": "a count of steps, not a value: the message says how many it took",
     "only_the_last_leaf": "missing entries: the dict's keys, which the check lists",
     "unnamed_leaves_included": "an extra entry (None): the dict's keys, which the check lists",
     "gradient_ascent": "a training loop, graded by the loss it reaches (its learning rate is "
