@@ -381,6 +381,13 @@ def test_sweep_lines_are_the_final_losses_of_your_optimizers(submission, rng, pu
             f"the {name!r} sweep spans {decades:.2g} orders of magnitude, from {rates.min():.3g} to "
             f"{rates.max():.3g}: spread its learning rates over {SWEEP_DECADES:g} at least "
             f"(np.logspace), to see where the optimizer crawls and where it diverges")
+        decade = np.floor(np.log10(rates) + 1e-9)      # 10^k <= rate < 10^(k+1), up to rounding
+        empty = sorted(set(range(int(decade.min()), int(decade.max()))) - set(decade.astype(int)))
+        assert not empty, (
+            f"the {name!r} sweep has no learning rate between {10.0 ** empty[0]:g} and "
+            f"{10.0 ** (empty[0] + 1):g} ({np.sum(decade > empty[0])} of its {rates.size} are above "
+            f"them): spread the rates evenly on the log axis, some in every decade they span "
+            f"(np.logspace), to see where the optimizer crawls and where it diverges")
         if not _replayable(submission, RACE[name][0], rng, public):
             continue        # its own task fails (a rule with hidden state may not replay)
         replayed = _replay(submission, name, rates)

@@ -260,8 +260,8 @@ check("adam_update")
 # `SETTINGS` gives each optimizer's rule and its other hyperparameters; `lr` is yours to choose.
 #
 # * Sweep at least 5 learning rates per optimizer, spread over at least two orders of magnitude
-#   (`np.logspace` is the tool; 30 at most, each sweep costs a second or so), the same or
-#   different ones for each optimizer.
+#   and evenly on a log scale, some in every decade they span (`np.logspace` is the tool; 30 at
+#   most, each sweep costs a second or so), the same or different ones for each optimizer.
 # * On the axes `ax_sweep` created for you, draw one line per optimizer, labelled with its name
 #   (`"sgd"`, `"momentum"`, `"rmsprop"`, `"adam"`): the learning rates on the x axis, **logarithmic**,
 #   and the final loss of each run on the y axis (logarithmic too: the final losses range from

@@ -79,6 +79,10 @@ MUTANTS = [
            "final.append(rosenbrock(optimise(update, START, STEPS, lr=lr, **hyperparameters)[-1]))",
            "final.append(np.nanmin(rosenbrock(optimise(update, START, STEPS, lr=lr, **hyperparameters))))",
            "the lowest loss along each run instead of its final loss"),
+    Mutant(A, "lr_sweep", "sweep_spaced_linearly",
+           "learning_rates = np.logspace(-5, 0, 16)",
+           "learning_rates = np.linspace(1e-5, 1, 16)",
+           "np.linspace over five decades: 15 of the 16 rates lie above 0.06", slow=True),
     Mutant(A, "lr_sweep", "sweep_too_narrow",
            "learning_rates = np.logspace(-5, 0, 16)", "learning_rates = np.linspace(1e-3, 3e-2, 8)",
            "a sweep over less than two orders of magnitude: it cannot show both crawling and diverging"),
@@ -110,6 +114,7 @@ NAMED = {
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
+    "sweep_spaced_linearly": "a grid's spacing, checked by its decades",
     "momentum_mutates_theta": "a side effect: the path is right, the caller's theta is changed",
     "linear_y_axis": "a plot's axis scale",
     "labels_swapped": "a plot's labels",
