@@ -120,6 +120,13 @@ def _unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
 
 
+def _check_finite(gradient, node, operand) -> None:
+    """Raise if backprop made a NaN or an infinity (under `detect_anomaly`)."""
+    if not np.all(np.isfinite(gradient)):
+        raise FloatingPointError(f"backprop: the gradient of {node.op!r} with respect to an "
+                                 f"operand of shape {operand.shape} is not finite")
+
+
 def _accumulate(into: dict, grads: dict) -> dict:
     """Add the gradients `grads` ({leaf name: array}) into `into`, name by name."""
     for name, g in grads.items():
@@ -313,14 +320,21 @@ class Node:
                         handed.add(id(g))
                     continue
                 for operand, local in node._inputs:
+                    key = id(operand)
+                    if key in grads and hasattr(local, "add_to") \
+                            and g.dtype == grads[key].dtype == operand.value.dtype:
+                        if key not in summed:           # a copy of our own to add into
+                            grads[key] = np.array(grads[key])
+                            summed.add(key)
+                        if anomaly:
+                            _check_finite(g, node, operand)
+                        local.add_to(g, grads[key])     # (a getitem: g into its part alone)
+                        continue
                     contribution = local(g)
                     if contribution.shape != operand.value.shape:   # broadcast: sum it back
                         contribution = _unbroadcast(contribution, operand.value.shape)
-                    if anomaly and not np.all(np.isfinite(contribution)):
-                        raise FloatingPointError(
-                            f"backprop: the gradient of {node.op!r} with respect to an operand "
-                            f"of shape {operand.shape} is not finite")
-                    key = id(operand)
+                    if anomaly:
+                        _check_finite(contribution, node, operand)
                     if key not in grads:
                         grads[key] = contribution
                     elif key in summed and contribution.dtype == grads[key].dtype:
@@ -557,13 +571,21 @@ class Node:
         basic = all(isinstance(i, (slice, int, type(...), type(None)))
                     for i in (index if isinstance(index, tuple) else (index,)))
 
+        def add_to(g, full):
+            """g added into `full` (a gradient of x's shape that backprop holds) in place."""
+            if basic:
+                full[index] += g
+            else:
+                np.add.at(full, index, g)
+            return full
+
         def scatter(g):
             full = np.zeros_like(self.value)
             if basic:
                 full[index] = g
-            else:
-                np.add.at(full, index, g)
-            return full
+                return full
+            return add_to(g, full)
+        scatter.add_to = add_to
         return Node._result(self.value[index], "getitem", (self, scatter))
 
     # -- convolution and pooling along the last axis ------------------------------------------------
