@@ -5,7 +5,9 @@ beside it, how the upstream gradient ``g`` flows to each operand: ``(operand, la
 The engine (`Node.grad`) does the rest once, for every op:
 
 * it sorts the graph topologically with an explicit stack (no recursion: deep graphs work),
-* visits each node once, in reverse order, summing the gradients that reach a reused node,
+* visits each node once, in reverse order, summing the gradients that reach a reused node
+  (in place, once the sum is an array it made; a gradient function with an ``add_to(g, into)``,
+  as getitem's, adds its part into that array itself instead of returning a whole new one),
 * calls an operand's gradient function only if that operand leads to a named leaf,
 * sums a broadcast gradient back to the operand's shape (``_unbroadcast``).
 
@@ -304,7 +306,6 @@ class Node:
         try:
             for node in self._topological_order():
                 g = grads.pop(id(node))
-                summed.discard(id(node))
                 if not node._inputs:                # a leaf, or an op written the 2019 way
                     own = getattr(node, "_grad_fn", None)
                     if own is not None:             # its function returns the gradients of
