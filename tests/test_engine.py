@@ -152,11 +152,14 @@ def test_slices_add_into_one_gradient_without_touching_one_another_holds():
     c, d, e = (rng.standard_normal(shape) for shape in ((3, 4), (3, 2), (4,)))
     z = x * 1.0
     t = z + y
+    rows = np.array([0, 2, 0])                 # an index with a repeat: its parts add up
+    f = rng.standard_normal((3, 4))
     expected_x = c.copy()
     expected_x[:, :2] += d
     expected_x[1] += e
-    for loss in ((t * c).sum() + (z[:, :2] * d).sum() + (z[1] * e).sum(),
-                 (z[1] * e).sum() + (z[:, :2] * d).sum() + (t * c).sum()):
+    np.add.at(expected_x, rows, f)
+    for loss in ((t * c).sum() + (z[:, :2] * d).sum() + (z[1] * e).sum() + (z[rows] * f).sum(),
+                 (z[rows] * f).sum() + (z[1] * e).sum() + (z[:, :2] * d).sum() + (t * c).sum()):
         grads = loss.grad()
         np.testing.assert_array_equal(grads["y"], c)
         np.testing.assert_allclose(grads["x"], expected_x, rtol=1e-14)
