@@ -248,6 +248,25 @@ def _resolve(node, value_of, constant=lambda a: a):
     return [resolve(a) for a in node.args], {k: resolve(v) for k, v in node.kwargs.items()}
 
 
+def _plan(node, steps, members, sequence, constant):
+    """How to call `node`'s op at every step of a loop: (node, args, kwargs, varying), where
+    `varying` lists (args or kwargs, position, values by step) for the operands that change
+    from step to step: a member of the loop (its list in `steps`, filled as the steps go) or a
+    whole sequence from outside (`sequence(a)`, a list); `constant(a)` for the others."""
+    if isinstance(node, PastValue):
+        return node, None, None, ()
+    args, kwargs = list(node.args), dict(node.kwargs)
+    varying = []
+    for operands, key in itertools.chain(((args, i) for i in range(len(args))),
+                                         ((kwargs, k) for k in kwargs)):
+        a = operands[key]
+        if isinstance(a, SequenceNode):
+            varying.append((operands, key, steps[a] if a in members else sequence(a)))
+        else:
+            operands[key] = constant(a)
+    return node, args, kwargs, varying
+
+
 def _whole_sequence(node, full, inputs, length) -> Node:
     """A node outside any loop, for all steps at once."""
     if isinstance(node, Input):
@@ -286,15 +305,16 @@ def _run_loop(order, full, length, needed) -> dict:
         return leaves[id(outer)] if t is None else leaves[id(outer)][t]
 
     steps = {node: [] for node in order}
+    plans = [_plan(node, steps, members, lambda a: [leaf(full[a], t) for t in range(length)],
+                   lambda a: leaf(a) if isinstance(a, Node) else a) for node in order]
     for t in range(length):
-        for node in order:
+        for node, args, kwargs, varying in plans:
             if isinstance(node, PastValue):
                 back = t - node.steps
                 steps[node].append(steps[node.source][back] if back >= 0 else leaf(node.initial))
                 continue
-            args, kwargs = _resolve(node,
-                                    lambda a: steps[a][t] if a in members else leaf(full[a], t),
-                                    lambda a: leaf(a) if isinstance(a, Node) else a)
+            for operands, key, values in varying:   # this step's values where they change
+                operands[key] = values[t]
             steps[node].append(node.fn(*args, **kwargs))
 
     def gradients_of(inner):

@@ -5,7 +5,9 @@ beside it, how the upstream gradient ``g`` flows to each operand: ``(operand, la
 The engine (`Node.grad`) does the rest once, for every op:
 
 * it sorts the graph topologically with an explicit stack (no recursion: deep graphs work),
-* visits each node once, in reverse order, summing the gradients that reach a reused node,
+* visits each node once, in reverse order, summing the gradients that reach a reused node
+  (in place, once the sum is an array it made; a gradient function with an ``add_to(g, into)``,
+  as getitem's, adds its part into that array itself instead of returning a whole new one),
 * calls an operand's gradient function only if that operand leads to a named leaf,
 * sums a broadcast gradient back to the operand's shape (``_unbroadcast``).
 
@@ -118,6 +120,13 @@ def _unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
         grad = grad.sum(axis=tuple(range(grad.ndim - len(shape))))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+
+
+def _check_finite(gradient, node, operand) -> None:
+    """Raise if backprop made a NaN or an infinity (under `detect_anomaly`)."""
+    if not np.all(np.isfinite(gradient)):
+        raise FloatingPointError(f"backprop: the gradient of {node.op!r} with respect to an "
+                                 f"operand of shape {operand.shape} is not finite")
 
 
 def _accumulate(into: dict, grads: dict) -> dict:
@@ -288,6 +297,7 @@ class Node:
                     f"(e.g. .sum()), or pass an upstream gradient of that shape, not {g.shape}")
             g = g.reshape(self.value.shape)
         grads, leaves, handed, found = {id(self): g}, {}, set(), {}
+        summed = set()   # nodes whose gradient so far is a sum made here: no one else holds it
         anomaly = _state["anomaly"]
         # Backprop creates no reference cycles, so Python's cyclic garbage collector would find
         # nothing; but it scans the whole graph: on 10^6 nodes backprop took 1.6 times as long.
@@ -311,15 +321,28 @@ class Node:
                         handed.add(id(g))
                     continue
                 for operand, local in node._inputs:
+                    key = id(operand)
+                    if key in grads and hasattr(local, "add_to") \
+                            and g.dtype == grads[key].dtype == operand.value.dtype:
+                        if key not in summed:           # a copy of our own to add into
+                            grads[key] = np.array(grads[key])
+                            summed.add(key)
+                        if anomaly:
+                            _check_finite(g, node, operand)
+                        local.add_to(g, grads[key])     # (a getitem: g into its part alone)
+                        continue
                     contribution = local(g)
                     if contribution.shape != operand.value.shape:   # broadcast: sum it back
                         contribution = _unbroadcast(contribution, operand.value.shape)
-                    if anomaly and not np.all(np.isfinite(contribution)):
-                        raise FloatingPointError(
-                            f"backprop: the gradient of {node.op!r} with respect to an operand "
-                            f"of shape {operand.shape} is not finite")
-                    key = id(operand)
-                    grads[key] = grads[key] + contribution if key in grads else contribution
+                    if anomaly:
+                        _check_finite(contribution, node, operand)
+                    if key not in grads:
+                        grads[key] = contribution
+                    elif key in summed and contribution.dtype == grads[key].dtype:
+                        grads[key] += contribution      # in place, into our own sum
+                    else:
+                        grads[key] = grads[key] + contribution
+                        summed.add(key)
         finally:
             if collecting:
                 gc.enable()
@@ -549,13 +572,21 @@ class Node:
         basic = all(isinstance(i, (slice, int, type(...), type(None)))
                     for i in (index if isinstance(index, tuple) else (index,)))
 
+        def add_to(g, full):
+            """g added into `full` (a gradient of x's shape that backprop holds) in place."""
+            if basic:
+                full[index] += g
+            else:
+                np.add.at(full, index, g)
+            return full
+
         def scatter(g):
             full = np.zeros_like(self.value)
             if basic:
                 full[index] = g
-            else:
-                np.add.at(full, index, g)
-            return full
+                return full
+            return add_to(g, full)
+        scatter.add_to = add_to
         return Node._result(self.value[index], "getitem", (self, scatter))
 
     # -- convolution and pooling along the last axis ------------------------------------------------

@@ -125,3 +125,53 @@ def test_custom_op_names_a_malformed_input(bad):
     inputs = [(a,)] if bad == () else [bad]
     with pytest.raises(TypeError, match="custom_op 'twice': each input must be a pair"):
         dp.custom_op("twice", 2 * a.value, *inputs)
+
+
+def test_a_sum_added_to_in_place_is_never_a_gradient_another_node_holds():
+    # t's gradient, a sum that backprop made, goes on unchanged to both a and b; a then gets
+    # more. Adding that into the one array that b holds too would give b a's part as well.
+    rng = np.random.default_rng(0)
+    x, y = Node(rng.standard_normal((2, 3)), "x"), Node(rng.standard_normal((2, 3)), "y")
+    a, b = x * 2.0, y * 3.0
+    t = a + b
+    g_t = 2 * t.value + 5
+    for loss, g_b in ((((a * a).sum() + (b * b).sum()) + ((t * t).sum() + (t * 5.0).sum()),
+                       g_t + 2 * b.value),
+                      ((a * a).sum() + (b * 1.0).sum() + (t * 5.0).sum() + (t * t).sum(),
+                       g_t + 1)):
+        grads = loss.grad()
+        np.testing.assert_allclose(grads["x"], 2 * (g_t + 2 * a.value), rtol=1e-13)
+        np.testing.assert_allclose(grads["y"], 3 * g_b, rtol=1e-13)
+
+
+def test_slices_add_into_one_gradient_without_touching_one_another_holds():
+    # z[:, :2]'s gradient is added into z's gradient in place (getitem's add_to); where z's
+    # gradient so far is the one array that an add also handed to y, it must be copied first.
+    rng = np.random.default_rng(1)
+    x, y = Node(rng.standard_normal((3, 4)), "x"), Node(rng.standard_normal((3, 4)), "y")
+    c, d, e = (rng.standard_normal(shape) for shape in ((3, 4), (3, 2), (4,)))
+    z = x * 1.0
+    t = z + y
+    rows = np.array([0, 2, 0])                 # an index with a repeat: its parts add up
+    f = rng.standard_normal((3, 4))
+    expected_x = c.copy()
+    expected_x[:, :2] += d
+    expected_x[1] += e
+    np.add.at(expected_x, rows, f)
+    for loss in ((t * c).sum() + (z[:, :2] * d).sum() + (z[1] * e).sum() + (z[rows] * f).sum(),
+                 (z[rows] * f).sum() + (z[1] * e).sum() + (z[:, :2] * d).sum() + (t * c).sum()):
+        grads = loss.grad()
+        np.testing.assert_array_equal(grads["y"], c)
+        np.testing.assert_allclose(grads["x"], expected_x, rtol=1e-14)
+
+
+def test_detect_anomaly_sees_a_slice_added_in_place():
+    # s's gradient overflows where backprop sums it (1e308 twice); the slice hands that on.
+    x = Node(np.array([0.1, 0.2, 0.3]), "x")
+    y = x * 1.0
+    s = y[:2]
+    for loss in ((s * 1e308).sum() + (s * 1e308).sum() + (y[1:] * 1.0).sum(),
+                 (y[1:] * 1.0).sum() + (s * 1e308).sum() + (s * 1e308).sum()):
+        with np.errstate(over="ignore"), dp.detect_anomaly(), \
+                pytest.raises(FloatingPointError, match="getitem"):
+            loss.grad()
