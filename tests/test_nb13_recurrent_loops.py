@@ -93,6 +93,7 @@ def test_the_graders_lstm_is_the_notebooks():
     with dp.no_grad():
         theirs = model.forward(sequences).value.argmax(axis=1)
     np.testing.assert_array_equal(reference.lstm_predictions(model.get_param(), sequences), theirs)
+    np.testing.assert_array_equal(checks.dp_lstm_classes(model.get_param(), sequences), theirs)
     ours, _ = checks.first_bit(50, checks.T_BIT, np.random.default_rng(0))
     np.testing.assert_array_equal(ours, notebook["first_bit"](50, checks.T_BIT,
                                                               np.random.default_rng(0))[0])
@@ -124,4 +125,5 @@ def test_a_difference_is_located_at_the_first_node_and_step_that_the_network_com
         f"tanh('t1') at step 3 (the later nodes and steps are right)")
     assert first_difference(expected, expected, network, order) == ""
     assert first_difference(got, expected, network, None) == ""
+
 

@@ -379,6 +379,16 @@ def test_the_first_bit_is_remembered(submission, rng, assignment, metrics):
     assert_accurate(predicted, classes, what, assignment, metrics, "accuracy")
 
 
+def dp_lstm_classes(params, sequences) -> np.ndarray:
+    """The classes argmax(h_{T-1} V + c_out) of the LSTM dp.lstm builds with `params` (the
+    notebook's gate order i, f, g, o) on sequences (n, T, 3): the self-check's stand-in for the
+    grader's forward pass, by dp's public API."""
+    h, _ = dp.lstm(dp.Input("x"), *(dp.Node(np.asarray(params[k], float)) for k in "WUb"))
+    with dp.no_grad(), np.errstate(all="ignore"):
+        last = dp.run(h, {"x": np.asarray(sequences, float).transpose(1, 0, 2)}).value[-1]
+    return (last @ params["V"] + params["c_out"]).argmax(axis=1)
+
+
 def lstm_shapes(k) -> dict:
     """The shapes of LSTMClassifier's parameters for k units reading 3 numbers a step."""
     return {"W": (3, 4 * k), "U": (k, 4 * k), "b": (4 * k,), "V": (k, 2), "c_out": (2,)}
@@ -388,15 +398,17 @@ def lstm_shapes(k) -> dict:
 def test_the_trained_lstm_remembers_the_first_bit(submission, rng, public, assignment, metrics):
     """The trained `model` graded on its parameters, through the grader's own LSTM. A predict
     that answers without a trained network (reading step 0) earns nothing here. The self-check
-    cannot run that forward pass on the student's own parameters: it measures model.forward's
-    classes instead (the names and shapes are checked in both)."""
+    has no public case of that forward pass on the student's own parameters: it runs the same
+    LSTM with dp's (`dp_lstm_classes`), which the bundle has anyway (the names and shapes are
+    checked in both)."""
     sequences, classes = first_bit(1000, T_BIT, rng)
     out = probe(submission, "model", "in model.get_param() or model.forward(sequences)",
                 sequences=sequences)
     params = trained_parameters(out["params"], lstm_shapes, "U", "LSTMClassifier", MAX_UNITS)
     new = f"{len(classes):,} new sequences of {T_BIT} steps"
     if public:
-        what, predicted = f"model.forward on {new}", out["predictions"]
+        what = f"dp.lstm with model's trained parameters, read out from the last state, on {new}"
+        predicted = dp_lstm_classes(params, sequences)
     else:
         what = f"the grader's LSTM with model's trained parameters, on {new}"
         with np.errstate(all="ignore"):
