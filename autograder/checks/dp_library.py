@@ -359,9 +359,11 @@ def loop_steps(received, gradients, params) -> list:
             with np.errstate(invalid="ignore"):
                 residual = np.max(np.abs(after - (before - lr * g)), initial=0.0)
             assert np.isfinite(lr) and residual <= STEP_RTOL * scale, (
-                f"train(net, x, y): at step {k + 1}, {name!r} did not move by -lr * grad for a "
-                f"number lr (grad: what get_grad returned at that step); write plain gradient "
-                f"descent, param - lr * grad")
+                f"train(net, x, y) is not plain gradient descent, param - lr * grad for a number "
+                f"lr (grad: what get_grad returned at that step). The first difference is at step "
+                f"{k + 1}, in {name!r}: "
+                + ("it did not move" if np.array_equal(after, before) else
+                   "it moved, but not along that step's gradient"))
             lrs[name] = lr
         steps.append(lrs)
     return steps
@@ -393,7 +395,26 @@ def test_training_reaches_the_target_loss(submission, rng, assignment, metrics):
         hint = " -- a larger learning rate or more steps"
     assert final <= target, (
         f"train(net, x, y) on the toy problem (64 points, a 1-32-1 ReLU network): the mean "
-        f"squared error went from {initial:.4g} to {final:.4g}, above the target {target}{hint}")
+        f"squared error went from {initial:.4g} to {final:.4g}, above the target {target}{hint}"
+        f"{_departure(steps)}")
+
+
+DEFAULTS = {"steps": 1000, "lr": 0.05}     # train's signature in the exercise
+
+
+def _departure(steps) -> str:
+    """Where the loop's steps ([{name: lr}], loop_steps) first depart from gradient descent with
+    train's defaults, as a sentence ("" where they do not)."""
+    for k, lrs in enumerate(steps[:DEFAULTS["steps"]]):
+        for name, lr in lrs.items():
+            if not np.isclose(lr, DEFAULTS["lr"], rtol=1e-6):
+                return (f". The first difference from gradient descent with train's defaults "
+                        f"({DEFAULTS['steps']:,} steps, lr {DEFAULTS['lr']:g}) is at step {k + 1}, in "
+                        f"{name!r}: it moved by {-lr:+.4g} x grad, not -{DEFAULTS['lr']:g} x grad")
+    if len(steps) != DEFAULTS["steps"]:
+        return (f". The first difference from gradient descent with train's defaults: the loop "
+                f"took {len(steps):,} step{'s' * (len(steps) != 1)}, not {DEFAULTS['steps']:,}")
+    return ""
 
 
 @pytest.mark.task("training_loop")
