@@ -290,3 +290,40 @@ def test_an_error_analysis_on_another_split_fails(trained):
     namespace["x_val"], namespace["y_val"] = data.x_train[:400], data.y_train[:400]
     result = grade(namespace, public=True, task="error_analysis")
     assert result["points"] == 0 and "validation split" in result["message"], result
+
+
+class _Answering:
+    """A submission whose network gives, for the training digits, the right label on a share of
+    them (the rest shifted by one)."""
+
+    def __init__(self, labels_of, share):
+        self.labels_of, self.share = labels_of, share
+
+    def probe(self, name, images):
+        assert name == "network"
+        labels = self.labels_of(images)
+        wrong = np.arange(len(labels)) >= self.share * len(labels)
+        return {"digits": np.where(wrong, (labels + 1) % 10, labels)}
+
+
+@pytest.mark.parametrize("share, said", [
+    (0.05, "no better than chance, so the training itself did not learn"),
+    (0.6, "it learned, but too little even on the digits it trained on"),
+    (1.0, "it fits the digits it trained on, but not new ones")])
+def test_a_network_below_the_bar_is_told_how_it_does_on_its_training_digits(share, said):
+    digits = dp.data.mnist(download=False, verbose=False)
+    rows = {image.tobytes(): label for image, label in zip(digits.x_train, digits.y_train)}
+    submission = _Answering(lambda images: np.array([rows[i.tobytes()] for i in images]), share)
+    sentence = checks._on_training_digits(submission, digits, None, True, 0.9)
+    assert sentence.startswith(f". On 1,000 of its own training digits the network scores "
+                               f"{share:.3f}: {said}"), sentence
+
+
+def test_when_graded_the_training_digits_go_through_the_graders_forward_pass(monkeypatch):
+    from autograder.references import mnist as reference
+    monkeypatch.setattr(checks, "ref", reference)          # as when grading: the reference itself
+    digits = dp.data.mnist(download=False, verbose=False)
+    silent = [{"kind": "dense", "activation": "linear", "W": np.zeros((784, 10)),
+               "b": np.zeros((1, 10))}]        # every digit is 0: about a tenth right
+    sentence = checks._on_training_digits(None, digits, silent, False, 0.9)
+    assert "no better than chance" in sentence, sentence
