@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import dp
+from autograder.grading.checking import on_training_digits
 from autograder.grading.judge import _credit, run_checks
 from autograder.probes import mnist as probes
 from autograder.grading.selfcheck import LocalSubmission
@@ -314,16 +315,16 @@ def test_a_network_below_the_bar_is_told_how_it_does_on_its_training_digits(shar
     digits = dp.data.mnist(download=False, verbose=False)
     rows = {image.tobytes(): label for image, label in zip(digits.x_train, digits.y_train)}
     submission = _Answering(lambda images: np.array([rows[i.tobytes()] for i in images]), share)
-    sentence = checks._on_training_digits(submission, digits, None, True, 0.9)
+    sentence = on_training_digits(digits, 0.9, lambda images: submission.probe(
+        "network", images=images)["digits"])
     assert sentence.startswith(f". On 1,000 of its own training digits the network scores "
                                f"{share:.3f}: {said}"), sentence
 
 
-def test_when_graded_the_training_digits_go_through_the_graders_forward_pass(monkeypatch):
+def test_a_silent_network_is_at_chance_on_its_training_digits():
     from autograder.references import mnist as reference
-    monkeypatch.setattr(checks, "ref", reference)          # as when grading: the reference itself
     digits = dp.data.mnist(download=False, verbose=False)
     silent = [{"kind": "dense", "activation": "linear", "W": np.zeros((784, 10)),
                "b": np.zeros((1, 10))}]        # every digit is 0: about a tenth right
-    sentence = checks._on_training_digits(None, digits, silent, False, 0.9)
+    sentence = on_training_digits(digits, 0.9, lambda images: reference.network_digits(silent, images))
     assert "no better than chance" in sentence, sentence

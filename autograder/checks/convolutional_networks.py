@@ -24,9 +24,10 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading import answers
-from autograder.grading.checking import (assert_accuracy, digit_labels, floored_rel_error,
-                                         floored_rel_errors, leaf_gradient, misconception,
-                                         node_reply, on_parameters, shape_located, within)
+from autograder.grading.checking import (assert_accuracy, bar_and_floor, digit_labels,
+                                         floored_rel_error, floored_rel_errors, leaf_gradient,
+                                         misconception, node_reply, on_parameters,
+                                         on_training_digits, shape_located, within)
 from autograder.probes.convolutional_networks import stack_problem
 
 ref = references.of(__name__)
@@ -196,6 +197,10 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
         f"{differ:.0%} of the images; keep CNN's forward a pass through its layers in order")
     accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
                                   lambda: ref.misconceptions.network_digits(layers, images))
+    bar = bar_and_floor(assignment, digits.source)[0]
+    if np.mean(network == labels) < bar:              # the network's own, not predict's
+        how += on_training_digits(digits, bar, lambda images: submission.probe(
+            "network", images=images)["digits"] if public else ref.network_digits(layers, images))
     assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
 
 

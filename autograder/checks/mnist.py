@@ -31,7 +31,7 @@ import dp
 from autograder import references
 from autograder.grading.checking import (assert_accuracy, assert_log_scale_and_labels,  # noqa: F401
                                          bar_and_floor, credit, digit_labels as _labels,
-                                         misconception, on_parameters)
+                                         misconception, on_parameters, on_training_digits)
 from autograder.probes.mnist import stack_problem
 from autograder.references import NotPublic
 
@@ -73,35 +73,11 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
                                       lambda: ref.misconceptions.network_digits(layers, images))
         bar = bar_and_floor(assignment, digits.source)[0]
         if np.mean(network == labels) < bar:          # the network's own, not predict's
-            how += _on_training_digits(submission, digits, layers, public, bar)
+            how += on_training_digits(digits, bar, lambda images: submission.probe(
+                "network", images=images)["digits"] if public else ref.network_digits(layers, images))
     assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
 
 
-CHANCE = 0.2             # a network at or below this on its own training digits has learned nothing
-
-
-def _on_training_digits(submission, digits, layers, public, bar) -> str:
-    """Where a network below the bar went wrong, as a sentence: its accuracy on (a sample of) the
-    notebook's own training digits, by the grader's forward pass on its parameters when grading
-    (by the notebook's forward in the self-check). At chance there, the training did not learn;
-    below the bar there too, it learned too little; above, it fits its training digits only.
-    Only for a network below the bar on the test digits itself (a predict that is not the
-    network's is told so apart)."""
-    x_val, _ = validation_split(digits)
-    order = np.random.default_rng(0).permutation(len(digits.x_train))[len(x_val):][:SAMPLE]
-    images, labels = digits.x_train[order], digits.y_train[order]
-    found = submission.probe("network", images=images)["digits"] if public else \
-        ref.network_digits(layers, images)
-    fit = float(np.mean(np.asarray(found) == labels))
-    said = f". On {len(labels):,} of its own training digits the network scores {fit:.3f}: "
-    if fit <= CHANCE:
-        return said + ("no better than chance, so the training itself did not learn (look at "
-                       "the learning rate, the loss and the order of its arguments, and the "
-                       "one-hot labels, in the order of the images)")
-    if fit < bar:
-        return said + ("it learned, but too little even on the digits it trained on (more steps, "
-                       "a larger learning rate, or a larger network)")
-    return said + "it fits the digits it trained on, but not new ones (it overfits)"
 
 
 # -- error_analysis -------------------------------------------------------------------------------

@@ -406,6 +406,32 @@ def assert_accuracy(accuracy: float, how: str, digits: int, assignment, source: 
         f"{metrics['credit']:.0%} of the points (none at {floor} or below, all at {bar}); {how}")
 
 
+CHANCE = 0.2      # a network at or below this on its own training digits has learned nothing
+
+
+def on_training_digits(digits, bar, network_digits, sample=1000) -> str:
+    """Where a network below the bar on the test digits went wrong, as a sentence: its accuracy on
+    `sample` of the notebook's own training digits (09's and 14's split: all but the first tenth
+    of dp.data.mnist's training digits in the order of default_rng(0).permutation), whose digits
+    `network_digits(images)` gives (the grader's forward pass on its parameters when grading,
+    the notebook's forward in the self-check). At chance there, the training did not learn;
+    below the bar there too, it learned too little; above it, it fits its training digits only.
+    For a network below the bar itself (a predict that is not the network's is told apart)."""
+    order = np.random.default_rng(0).permutation(len(digits.x_train))
+    order = order[len(order) // 10:][:sample]
+    labels = digits.y_train[order]
+    fit = float(np.mean(np.asarray(network_digits(digits.x_train[order])) == labels))
+    said = f". On {len(labels):,} of its own training digits the network scores {fit:.3f}: "
+    if fit <= CHANCE:
+        return said + ("no better than chance, so the training itself did not learn (look at "
+                       "the learning rate, the loss and the order of its arguments, and the "
+                       "one-hot labels, in the order of the images)")
+    if fit < bar:
+        return said + ("it learned, but too little even on the digits it trained on (more steps, "
+                       "a larger learning rate, or a larger network)")
+    return said + "it fits the digits it trained on, but not new ones (it overfits)"
+
+
 def digit_labels(predicted, labels) -> np.ndarray:
     """`predicted` (a reply of predict(x)), asserted to be one number per label in `labels`."""
     assert isinstance(predicted, np.ndarray) and predicted.shape == labels.shape, (
