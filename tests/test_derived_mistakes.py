@@ -90,6 +90,61 @@ def test_the_sum_a_product_of_arrays_takes_is_also_derived_as_a_mean(code, mean)
     assert mean in means, means     # divided by the length of the (first) axis summed over
 
 
+@pytest.mark.parametrize("code, regrouped", [
+    ("a / (b * c)", "a / b * c"),                   # one level
+    ("m / (1 - b ** t)", "m / 1 - b ** t"),         # the parentheses dropped
+    ("1 - t ** 2", "(1 - t) ** 2"),                 # parentheses that change the order
+    ("np.sqrt(6 / n)", "np.sqrt(6) / n"),           # a function of one operand only
+    ("np.sqrt(2 / n)", "2 / np.sqrt(n)"),
+])
+def test_the_operations_are_regrouped_across_levels_and_calls(code, regrouped):
+    node = ast.parse(code, mode="eval").body
+    found = [ast.unparse(new) for why, new in derived._rules(node, {}) if "grouped" in why]
+    assert regrouped in found, found
+
+
+@pytest.mark.parametrize("code, axes", [
+    ("x.sum(axis=0)", ["x.sum(axis=1)", "x.sum(axis=-1)", "x.sum(axis=None)"]),
+    ("x.sum(axis=(0, 2, 3))", ["x.sum(axis=None)", "x.sum(axis=(2, 3))", "x.sum(axis=(0, 3))",
+                               "x.sum(axis=(0, 2))"]),
+])
+def test_an_axis_or_a_tuple_of_axes_is_changed(code, axes):
+    node = ast.parse(code, mode="eval").body
+    assert [ast.unparse(new) for why, new in derived._rules(node, {})
+            if why == "the axis changed"] == axes
+
+
+def test_a_dropped_part_is_named_by_its_key_or_by_the_call_that_computes_it(monkeypatch):
+    monkeypatch.setattr(derived, "_words", ["h = np.tanh(x @ W_x + b)"])
+    function = ast.parse("def f(x, params):\n    s = np.sqrt(x)\n    return s * x").body[0]
+    assert derived._part(ast.parse('params["b"]', mode="eval").body, function) == "`b`"
+    assert derived._part(ast.parse('params["c"]', mode="eval").body, function) is None
+    assert derived._part(ast.Name("s", ast.Load()), function) == "the value of a call of sqrt()"
+    assert derived._part(ast.Name("x", ast.Load()), function) == "`x`"
+
+
+def test_descends_mistakes_are_derived_from_its_reference():
+    from autograder.references import optimisation_beyond_ml
+    Q, c, z0 = np.array([[2.0, 0.3], [0.3, 1.0]]), np.array([1.0, -1.0]), np.array([0.4, -0.2])
+    right = optimisation_beyond_ml.gradient_steps(Q, c, z0, 0.1, 3)
+    never_moved = [np.full(3, z0 @ Q @ z0 / 2 + c @ z0), z0]
+    variants = derived.mutants(optimisation_beyond_ml, "gradient_steps", (Q, c, z0, 0.1, 3), {})
+    assert NAMES in misconception(never_moved[0], right[0], variants, CLOSE, part=0)
+
+
+def test_a_reply_of_another_shape_is_named_by_the_mistake_of_that_shape():
+    from autograder.grading.checking import compare
+    expected = np.array([1.0, 2.0, 3.0])
+    mistakes = [["derived:f@m:1#0.axis", derived.DERIVED_WHY + "the axis changed", 6.0]]
+    with pytest.raises(AssertionError) as failed:
+        compare(np.array(6.0), expected, "dL/db", {}, tol=1e-9, mistakes=mistakes)
+    assert str(failed.value) == "dL/db has shape (), expected (3,)" + NAMES + \
+        derived.DERIVED_WHY + "the axis changed"
+    with pytest.raises(AssertionError) as failed:          # no mistake of that value: located
+        compare(np.array(5.0), expected, "dL/db", {}, tol=1e-9, mistakes=mistakes)
+    assert NAMES not in str(failed.value) and "axis 0 (of length 3) is missing" in str(failed.value)
+
+
 def test_a_kernel_gradient_averaged_over_the_batch_is_named_and_the_right_one_is_not():
     from autograder.references import convolution
     rng = np.random.default_rng(11)

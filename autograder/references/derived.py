@@ -17,7 +17,8 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
     stale state                              a line left out (never written back),
                                              two lines in the other order (read before written)
     two hyperparameters swapped              every use of beta1 and beta2 exchanged
-    precedence regrouped                     a / b * c <-> a / (b * c)
+    precedence regrouped                     a / b * c <-> a / (b * c),  a / (b - c) -> a / b - c,
+                                             f(a / b) -> f(a) / b, a / f(b)
 
 `derived(module, name, args, kwargs)` runs the reference `name` once under a line tracer to learn
 which top-level definitions of `module` the call executes, and on which lines; applies each rule
@@ -141,20 +142,22 @@ def _binop(node: ast.BinOp) -> list:
         found.append(("the square dropped" if square else "the square root dropped" if root
                       else "the power dropped", a))
     for inner, outer_side in ((a, "left"), (b, "right")):     # precedence: regrouped
-        if isinstance(inner, ast.BinOp) and _same_level(inner.op, node.op):
+        if isinstance(node.op, _ARITHMETIC) and isinstance(inner, ast.BinOp) and \
+                isinstance(inner.op, _ARITHMETIC):
             if outer_side == "left":
                 regrouped = ast.BinOp(inner.left, inner.op, ast.BinOp(inner.right, node.op, b))
             else:
                 regrouped = ast.BinOp(ast.BinOp(a, node.op, inner.left), inner.op, inner.right)
-            found.append(("the operations grouped the other way (precedence)", regrouped))
+            found.append((PRECEDENCE, regrouped))
     if op is not ast.Pow and not (isinstance(b, ast.Constant) and b.value == 2):
         found.append(("a square added", ast.BinOp(node, ast.Pow(), ast.Constant(2))))
     return found
 
 
-def _same_level(a, b) -> bool:
-    levels = ({ast.Add, ast.Sub}, {ast.Mult, ast.Div, ast.MatMult})
-    return any(type(a) in level and type(b) in level for level in levels)
+# two nested operations of these are regrouped, of one level (a / b * c <-> a / (b * c)) or of two:
+# parentheses dropped (a / (b - c) -> a / b - c) or put where they change the order (1 - t ** 2
+# -> (1 - t) ** 2)
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow)
 
 
 def _unary(node: ast.UnaryOp) -> list:
@@ -171,6 +174,13 @@ def _call(node: ast.Call) -> list:
                       func.value))
     if name == "square" and len(args) == 1:
         found.append((wording.SQUARE, args[0]))
+    if len(args) == 1 and not node.keywords and isinstance(args[0], ast.BinOp) and \
+            isinstance(args[0].op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        inner = args[0]         # precedence: f(a / b) -> f(a) / b, a / f(b)
+        for regrouped in (ast.BinOp(ast.Call(func, [inner.left], []), inner.op, inner.right),
+                          ast.BinOp(inner.left, inner.op, ast.Call(func, [inner.right], []))):
+            found.append((f"{PRECEDENCE}: {_quote(node)} taken of one operand only, with the "
+                          "other operand outside it", regrouped))
     if name in ("sum", "mean") and isinstance(func, ast.Attribute):
         other = "mean" if name == "sum" else "sum"
         changed = copy.copy(node)
@@ -284,11 +294,13 @@ def _sequence(node) -> list:
     return _adjacent_swaps(node, "elts", "two values swapped")
 
 
+PRECEDENCE = "the operations grouped the other way (precedence)"
 CONTRACTION_MEAN = ("a mean where the right computation takes a sum: a product of arrays sums "
                     "along one of its dimensions, divided here by that dimension's length")
 ACCUMULATION_LOST = "an accumulation written as an assignment: what was accumulated is overwritten"
-# explanations that say all there is to say, without the kinds of what replaced what
-_COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN)
+# explanations (their beginnings) that say all there is to say, without the kinds of what
+# replaced what
+_COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN, PRECEDENCE + ": ")
 
 
 def _augassign(node: ast.AugAssign) -> list:
@@ -738,7 +750,7 @@ def _explained(statement, path, old, new, why) -> tuple:
         if swapped:
             return swapped, 0
     changed, opaque = wording.reworded(why, old, new), False
-    if changed == why and "`" not in why and why not in _COMPLETE:
+    if changed == why and "`" not in why and not why.startswith(_COMPLETE):
         named = [_part(n, statement) for n in wording.changed_parts(why, old, new)]
         if named and all(named):
             changed = f"{why} ({' and '.join(named)})"
