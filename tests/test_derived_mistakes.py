@@ -62,6 +62,104 @@ def test_swapped_hyperparameters_are_derived_and_named():
     assert "`beta1` and `beta2` swapped wherever they are used" in message, message
 
 
+def test_two_hyperparameters_swapped_between_the_two_lines_that_use_them_are_named():
+    """m averaged with beta2 and v with beta1 (the bias corrections right): a swap of the two
+    moment lines, not of every use."""
+    def adam_moments_swapped(theta, g, state, t, lr, beta1, beta2, eps):
+        m = state["m"] = beta2 * state.get("m", 0.0) + (1 - beta2) * g
+        v = state["v"] = beta1 * state.get("v", 0.0) + (1 - beta1) * g * g
+        m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
+        return theta - lr * m_hat / (np.sqrt(v_hat) + eps)
+    [got] = optimizers._rule_paths(adam_moments_swapped, ADAM, A, C, [np.array([0.5, -0.2])], 6)
+    [expected] = adam_paths()
+    message = misconception(got, expected, derived_adam(), CLOSE, part=0)
+    assert message == NAMES + derived.DERIVED_WHY + \
+        "`beta1` and `beta2` swapped between the two lines that use them", message
+
+
+@pytest.mark.parametrize("code, mean", [
+    ("a @ b", "a @ b / a.shape[-1]"),
+    ("np.dot(a, b)", "np.dot(a, b) / a.shape[-1]"),
+    ("a.dot(b)", "a.dot(b) / a.shape[-1]"),
+    ("np.tensordot(a, b, axes=2)", "np.tensordot(a, b, axes=2) / a.shape[a.ndim - 2]"),
+])
+def test_the_sum_a_product_of_arrays_takes_is_also_derived_as_a_mean(code, mean):
+    node = ast.parse(code, mode="eval").body
+    means = [ast.unparse(new) for why, new in derived._rules(node, {})
+             if why == derived.CONTRACTION_MEAN]
+    assert mean in means, means     # divided by the length of the (first) axis summed over
+
+
+@pytest.mark.parametrize("code, regrouped", [
+    ("a / (b * c)", "a / b * c"),                   # one level
+    ("m / (1 - b ** t)", "m / 1 - b ** t"),         # the parentheses dropped
+    ("1 - t ** 2", "(1 - t) ** 2"),                 # parentheses that change the order
+    ("np.sqrt(6 / n)", "np.sqrt(6) / n"),           # a function of one operand only
+    ("np.sqrt(2 / n)", "2 / np.sqrt(n)"),
+])
+def test_the_operations_are_regrouped_across_levels_and_calls(code, regrouped):
+    node = ast.parse(code, mode="eval").body
+    found = [ast.unparse(new) for why, new in derived._rules(node, {}) if "grouped" in why]
+    assert regrouped in found, found
+
+
+@pytest.mark.parametrize("code, axes", [
+    ("x.sum(axis=0)", ["x.sum(axis=1)", "x.sum(axis=-1)", "x.sum(axis=None)"]),
+    ("x.sum(axis=(0, 2, 3))", ["x.sum(axis=None)", "x.sum(axis=(2, 3))", "x.sum(axis=(0, 3))",
+                               "x.sum(axis=(0, 2))"]),
+])
+def test_an_axis_or_a_tuple_of_axes_is_changed(code, axes):
+    node = ast.parse(code, mode="eval").body
+    assert [ast.unparse(new) for why, new in derived._rules(node, {})
+            if why == "the axis changed"] == axes
+
+
+def test_a_dropped_part_is_named_by_its_key_or_by_the_call_that_computes_it(monkeypatch):
+    monkeypatch.setattr(derived, "_words", ["h = np.tanh(x @ W_x + b)"])
+    function = ast.parse("def f(x, params):\n    s = np.sqrt(x)\n    return s * x").body[0]
+    assert derived._part(ast.parse('params["b"]', mode="eval").body, function) == "`b`"
+    assert derived._part(ast.parse('params["c"]', mode="eval").body, function) is None
+    assert derived._part(ast.Name("s", ast.Load()), function) == "the value of a call of sqrt()"
+    assert derived._part(ast.Name("x", ast.Load()), function) == "`x`"
+
+
+def test_descends_mistakes_are_derived_from_its_reference():
+    from autograder.references import optimisation_beyond_ml
+    Q, c, z0 = np.array([[2.0, 0.3], [0.3, 1.0]]), np.array([1.0, -1.0]), np.array([0.4, -0.2])
+    right = optimisation_beyond_ml.gradient_steps(Q, c, z0, 0.1, 3)
+    never_moved = [np.full(3, z0 @ Q @ z0 / 2 + c @ z0), z0]
+    variants = derived.mutants(optimisation_beyond_ml, "gradient_steps", (Q, c, z0, 0.1, 3), {})
+    assert NAMES in misconception(never_moved[0], right[0], variants, CLOSE, part=0)
+
+
+def test_a_reply_of_another_shape_is_named_by_the_mistake_of_that_shape():
+    from autograder.grading.checking import compare
+    expected = np.array([1.0, 2.0, 3.0])
+    mistakes = [["derived:f@m:1#0.axis", derived.DERIVED_WHY + "the axis changed", 6.0]]
+    with pytest.raises(AssertionError) as failed:
+        compare(np.array(6.0), expected, "dL/db", {}, tol=1e-9, mistakes=mistakes)
+    assert str(failed.value) == "dL/db has shape (), expected (3,)" + NAMES + \
+        derived.DERIVED_WHY + "the axis changed"
+    with pytest.raises(AssertionError) as failed:          # no mistake of that value: located
+        compare(np.array(5.0), expected, "dL/db", {}, tol=1e-9, mistakes=mistakes)
+    assert NAMES not in str(failed.value) and "axis 0 (of length 3) is missing" in str(failed.value)
+
+
+def test_a_kernel_gradient_averaged_over_the_batch_is_named_and_the_right_one_is_not():
+    from autograder.references import convolution
+    rng = np.random.default_rng(11)
+    x, k, g = rng.normal(size=(3, 9)), rng.normal(size=4), rng.normal(size=(3, 6))
+    right = convolution.conv(x, k, g)
+    variants = [[id_, why, value["k"]] for id_, why, value in
+                derived.mutants(convolution, "conv", (x, k, g), {})
+                if isinstance(value, dict) and "k" in value]
+    assert misconception(right["k"] / 3, right["k"], variants, CLOSE) == \
+        NAMES + derived.DERIVED_WHY + derived.CONTRACTION_MEAN
+    by_rows = sum(np.correlate(x[b], g[b], "valid") for b in range(3))     # an honest other form
+    assert np.allclose(by_rows, right["k"])
+    assert misconception(by_rows, right["k"], variants, CLOSE) == ""
+
+
 def test_a_mutant_within_the_checks_tolerance_of_the_right_answer_is_never_named():
     """eps's sign flipped in Adam moves its path by about 1e-8 relative: a right reply, at the
     check's tolerance (1e-6 here), equals it, and is not named for it."""
@@ -196,6 +294,27 @@ def test_mutating_the_library_leaves_the_library_itself_unchanged():
                            ([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]], [0.5, 1.5]), {})
     assert scalar_autodiff.program_gradients([["mul", 0, 1], ["tanh", 2], ["mul", 3, 0]],
                                              [0.5, 1.5]) == before
+
+
+def _conv2d_case():
+    rng = np.random.default_rng(3)
+    return (rng.normal(size=(2, 2, 6, 5)), rng.normal(size=(3, 2, 3, 2)), rng.normal(size=3), 2, 1,
+            rng.normal(size=(2, 3, 3, 3)))
+
+
+def test_a_library_function_the_reference_reaches_through_its_package_is_mutated():
+    """`dp.conv2d(...)`: the mutant takes the function's place in the package and in every module
+    of the library for the call (not only in the reference's own names), and leaves it after."""
+    import dp
+    from autograder.references import convolutional_networks
+    original, args = dp.conv2d, _conv2d_case()
+    right = convolutional_networks.conv(*args)
+    found = derived.mutants(convolutional_networks, "conv", args, {})
+    assert any("@dp.conv:" in id_ for id_, _, _ in found), [id_ for id_, _, _ in found]
+    # the weights' gradient averaged over the batch: dp.conv2d's sum over the images as a mean
+    assert any(np.allclose(value["w"], right["w"] / 2) for _, _, value in found)
+    assert dp.conv2d is original and dp.conv.conv2d is original
+    assert all(np.array_equal(v, right[k]) for k, v in convolutional_networks.conv(*args).items())
 
 
 def test_a_reference_too_slow_to_trace_in_the_time_bound_gets_no_mutants(monkeypatch):

@@ -20,8 +20,8 @@ import pytest
 from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
-from autograder.grading.checking import (leaf_gradient, misconception, node_reply, shape_located,
-                                         within)
+from autograder.grading.checking import (leaf_gradient, misconception, node_reply,
+                                         within, wrong_shape)
 
 ref = references.of(__name__)
 
@@ -94,7 +94,7 @@ def _compare(got, expected, what, context, metrics, mistakes=(), part=None, shap
         hint = (shape_hints or {}).get(got.shape, "")
         raise AssertionError(f"{context}{what} has shape {got.shape}, expected {expected.shape}"
                              + (f": {hint}" if hint else "")
-                             + shape_located(got.shape, expected.shape))
+                             + wrong_shape(got, expected, mistakes, within(TOL, rel_error), part))
     errors = rel_errors(got, expected)
     error = float(np.max(errors, initial=0.0))
     metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))

@@ -27,7 +27,7 @@ from autograder.grading import answers
 from autograder.grading.checking import (assert_accuracy, bar_and_floor, digit_labels,
                                          floored_rel_error, floored_rel_errors, leaf_gradient,
                                          misconception, node_reply, on_parameters,
-                                         on_training_digits, shape_located, within)
+                                         on_training_digits, within, wrong_shape)
 from autograder.probes.convolutional_networks import stack_problem
 
 ref = references.of(__name__)
@@ -85,7 +85,7 @@ def compare(got, expected, what, context, metrics, mistakes=(), part=None):
     assert not isinstance(got, dict), f"{context}{what} must be an array, not a {got['not_array']}"
     assert got.shape == expected.shape, (
         f"{context}{what} has shape {got.shape}, expected {expected.shape}"
-        f"{shape_located(got.shape, expected.shape)}")
+        f"{wrong_shape(got, expected, mistakes, within(TOL, floored_rel_error), part)}")
     errors = floored_rel_errors(got, expected)
     error = float(np.max(errors, initial=0.0))
     metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))

@@ -126,27 +126,6 @@ def _descend(submission, Q, c, z0, lr, steps) -> dict:
     return reply
 
 
-def gradient_steps(Q, c, z0, lr, steps) -> list:
-    """[the losses before each step, z after the last] of gradient descent z <- z - lr (Q z + c)
-    on the quadratic 1/2 z^T Q z + c^T z from z0."""
-    z, losses = z0, []
-    for _ in range(steps):
-        losses.append(float(z @ Q @ z / 2 + c @ z))
-        z = z - lr * (Q @ z + c)
-    return [np.array(losses), z]
-
-
-@references.misconception("gradient_steps", "a step up the gradient: z + lr * gradient")
-def gradient_ascent(Q, c, z0, lr, steps) -> list:
-    return gradient_steps(Q, c, z0, -lr, steps)
-
-
-@references.misconception("gradient_steps", "the step size 0.005 (the paper's, descend's default) "
-                                            "whatever lr is given")
-def step_size_ignored(Q, c, z0, lr, steps) -> list:
-    return gradient_steps(Q, c, z0, 0.005, steps)
-
-
 @pytest.mark.task("catenary_shape")
 def test_descend_takes_gradient_steps(submission, rng, public):
     """A few steps from a random start on a random quadratic 1/2 z^T Q z + c^T z (Q symmetric
@@ -156,8 +135,8 @@ def test_descend_takes_gradient_steps(submission, rng, public):
     M = rng.normal(size=(len(z0), len(z0)))
     Q, c = M @ M.T / len(z0) + np.eye(len(z0)), rng.normal(size=len(z0))
     reply = _descend(submission, Q, c, z0, lr, steps)
-    expected = losses, z = gradient_steps(Q, c, z0, lr, steps)
-    mistakes = references.variants(gradient_steps, Q, c, z0, lr, steps)
+    expected = losses, z = ref.gradient_steps(Q, c, z0, lr, steps)
+    mistakes = ref.misconceptions.gradient_steps(Q, c, z0, lr, steps)
     setting = (f"descend on a quadratic loss 1/2 z^T Q z + c^T z from z0 of {len(z0)} values, "
                f"lr={lr:.4g}, steps={steps}")
     close = lambda got, value: rel_error(got, value) < RTOL      # noqa: E731

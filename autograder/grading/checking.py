@@ -86,24 +86,38 @@ def compare(received, expected, what, metrics, *, tol, errors=floored_rel_errors
     at most 1, in metrics["max_rel_error"], and return it. The message gives the worst entry
     and names the known mistake that `received` equals (`mistakes`: what ref.misconceptions gave
     for these inputs; `part`: the part of their values that `expected` is), or else locates the
-    first difference."""
+    first difference; a reply of another shape, the known mistake of that shape it equals, or
+    else how its shape departs."""
     assert isinstance(received, np.ndarray), (
         f"{what} must be an array, not a {received.get('not_array', type(received).__name__)}")
+
+    def same(a, b) -> bool:
+        return errors(a, b).max() <= tol
     assert received.shape == expected.shape, (
         f"{what} has shape {received.shape}, expected {expected.shape}"
-        f"{shape_located(received.shape, expected.shape)}")
+        f"{wrong_shape(received, expected, mistakes, same, part)}")
     found = errors(received, expected)
     found = np.where(np.isfinite(found), found, np.inf)
     error = float(found.max(initial=0.0))
     metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))
     if error > tol:
         at = tuple(int(i) for i in np.unravel_index(int(np.argmax(found)), found.shape))
-        hint = misconception(received, expected, mistakes, lambda a, b: np.shape(a) == np.shape(b)
-                             and errors(a, b).max() <= tol, part)
+        hint = misconception(received, expected, mistakes,
+                             lambda a, b: np.shape(a) == np.shape(b) and same(a, b), part)
         index = f"[{', '.join(map(str, at))}]" if at else ""
         raise AssertionError(f"{what}{index} is {received[at]:.8g}, expected "
                              f"{expected[at]:.8g} (relative error {error:.1e}){hint}")
     return error
+
+
+def wrong_shape(received, expected, mistakes, close, part=None) -> str:
+    """What follows "<what> has shape S, expected E": the known mistake of shape S that
+    `received` equals (by `close`, the check's comparison of two arrays of one shape; a mistake
+    may sum over an axis, or keep one), else how its shape departs (`shape_located`)."""
+    named = misconception(received, expected, mistakes,
+                          lambda a, b: np.shape(a) == np.shape(b) and close(a, b), part)
+    return named if named.startswith(NAMES) else shape_located(np.shape(received),
+                                                               np.shape(expected))
 
 
 EXPECT_TOL = 1e-6     # `expect`'s default: values that the student and the reference compute in float64

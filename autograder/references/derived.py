@@ -17,7 +17,8 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
     stale state                              a line left out (never written back),
                                              two lines in the other order (read before written)
     two hyperparameters swapped              every use of beta1 and beta2 exchanged
-    precedence regrouped                     a / b * c <-> a / (b * c)
+    precedence regrouped                     a / b * c <-> a / (b * c),  a / (b - c) -> a / b - c,
+                                             f(a / b) -> f(a) / b, a / f(b)
 
 `derived(module, name, args, kwargs)` runs the reference `name` once under a line tracer to learn
 which top-level definitions of `module` the call executes, and on which lines; applies each rule
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import contextlib
 import copy
 import hashlib
 import inspect
@@ -74,7 +76,8 @@ _OPERATION = {ast.Add: "a sum", ast.Sub: "a difference", ast.Mult: "a product",
 
 def _quote(node) -> str:
     """What `node` is, for an explanation: a name or an attribute of a name as written (`other`,
-    `self.value`: the student's vocabulary), any other expression or line by its kind, in words.
+    `self.value`: the student's vocabulary), an entry of a dict by its key (`b` for params["b"]),
+    any other expression or line by its kind, in words.
     The reference's code itself is the grader's: nothing a student receives may quote it (the
     explanations reach the feedback and the bundle's public cases), and a name is quoted only
     where the student's released exercise has it too (`wording.quotable`)."""
@@ -82,6 +85,9 @@ def _quote(node) -> str:
         text = ast.unparse(node)
         return f"`{text}`" if len(text) <= QUOTE and wording.quotable(text, _words[0]) \
             else "a name"
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
+            isinstance(node.slice.value, str):      # params["b"]: the entry by its key, `b`
+        return _quote(ast.Name(node.slice.value, ast.Load())).replace("a name", "an index")
     if isinstance(node, ast.BinOp):
         return _OPERATION.get(type(node.op), "an operation")
     if isinstance(node, ast.UnaryOp):
@@ -126,29 +132,32 @@ def _binop(node: ast.BinOp) -> list:
     if op in (ast.Div, ast.FloorDiv):
         found.append(("the division dropped", a))
     if op is ast.MatMult:
-        found += [("a transpose added", ast.BinOp(ast.Attribute(a, "T"), node.op, b)),
-                  ("a transpose added", ast.BinOp(a, node.op, ast.Attribute(b, "T")))]
+        found += [("a transpose added", ast.BinOp(ast.Attribute(a, "T", ast.Load()), node.op, b)),
+                  ("a transpose added", ast.BinOp(a, node.op, ast.Attribute(b, "T", ast.Load())))]
+        found += _contraction_means(node, a, [ast.UnaryOp(ast.USub(), ast.Constant(1))])
     if op is ast.Pow:
         square = isinstance(b, ast.Constant) and b.value == 2
         root = isinstance(b, ast.Constant) and b.value == 0.5
-        found.append(("`**` written `*`", ast.BinOp(a, ast.Mult(), b)))
+        found.append((wording.POWER_AS_PRODUCT, ast.BinOp(a, ast.Mult(), b)))
         found.append(("the square dropped" if square else "the square root dropped" if root
                       else "the power dropped", a))
     for inner, outer_side in ((a, "left"), (b, "right")):     # precedence: regrouped
-        if isinstance(inner, ast.BinOp) and _same_level(inner.op, node.op):
+        if isinstance(node.op, _ARITHMETIC) and isinstance(inner, ast.BinOp) and \
+                isinstance(inner.op, _ARITHMETIC):
             if outer_side == "left":
                 regrouped = ast.BinOp(inner.left, inner.op, ast.BinOp(inner.right, node.op, b))
             else:
                 regrouped = ast.BinOp(ast.BinOp(a, node.op, inner.left), inner.op, inner.right)
-            found.append(("the operations grouped the other way (precedence)", regrouped))
+            found.append((PRECEDENCE, regrouped))
     if op is not ast.Pow and not (isinstance(b, ast.Constant) and b.value == 2):
         found.append(("a square added", ast.BinOp(node, ast.Pow(), ast.Constant(2))))
     return found
 
 
-def _same_level(a, b) -> bool:
-    levels = ({ast.Add, ast.Sub}, {ast.Mult, ast.Div, ast.MatMult})
-    return any(type(a) in level and type(b) in level for level in levels)
+# two nested operations of these are regrouped, of one level (a / b * c <-> a / (b * c)) or of two:
+# parentheses dropped (a / (b - c) -> a / b - c) or put where they change the order (1 - t ** 2
+# -> (1 - t) ** 2)
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow)
 
 
 def _unary(node: ast.UnaryOp) -> list:
@@ -165,11 +174,27 @@ def _call(node: ast.Call) -> list:
                       func.value))
     if name == "square" and len(args) == 1:
         found.append((wording.SQUARE, args[0]))
+    if len(args) == 1 and not node.keywords and isinstance(args[0], ast.BinOp) and \
+            isinstance(args[0].op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        inner = args[0]         # precedence: f(a / b) -> f(a) / b, a / f(b)
+        for regrouped in (ast.BinOp(ast.Call(func, [inner.left], []), inner.op, inner.right),
+                          ast.BinOp(inner.left, inner.op, ast.Call(func, [inner.right], []))):
+            found.append((f"{PRECEDENCE}: {_quote(node)} taken of one operand only, with the "
+                          "other operand outside it", regrouped))
     if name in ("sum", "mean") and isinstance(func, ast.Attribute):
         other = "mean" if name == "sum" else "sum"
         changed = copy.copy(node)
         changed.func = ast.Attribute(func.value, other, func.ctx)
         found.append((f"a {other} where the right computation takes a {name}", changed))
+    if name == "dot" and isinstance(func, ast.Attribute) and len(args) in (1, 2):    # a.dot(b)
+        first = args[0] if len(args) == 2 else func.value                           # np.dot(a, b)
+        found += _contraction_means(node, first, [ast.UnaryOp(ast.USub(), ast.Constant(1))])
+    axes = next((k.value for k in node.keywords if k.arg == "axes"),
+                args[2] if len(args) > 2 else None)
+    if name == "tensordot" and len(args) >= 2 and axes is not None and \
+            not isinstance(axes, (ast.Tuple, ast.List)):
+        first = ast.BinOp(ast.Attribute(args[0], "ndim", ast.Load()), ast.Sub(), axes)    # a.ndim - n
+        found += _contraction_means(node, args[0], [first, ast.UnaryOp(ast.USub(), ast.Constant(1))])
     if name in ("transpose",) and len(args) <= 1:
         found.append(("a transpose dropped", args[0] if args else func.value))
     if name == "reversed" and len(args) == 1:
@@ -182,12 +207,11 @@ def _call(node: ast.Call) -> list:
                 changed.args[i] = _plus(arg, k)
                 found.append(("a range off by one", changed))
     for keyword in node.keywords:
-        if keyword.arg == "axis" and isinstance(keyword.value, ast.Constant):
-            for axis in {0, 1, -1, None} - {keyword.value.value}:
-                changed = copy.copy(node)
-                changed.keywords = [ast.keyword("axis", ast.Constant(axis)) if k is keyword
-                                    else k for k in node.keywords]
-                found.append(("the axis changed", changed))
+        for axis in _other_axes(keyword.value) if keyword.arg == "axis" else ():
+            changed = copy.copy(node)
+            changed.keywords = [ast.keyword("axis", axis) if k is keyword else k
+                                for k in node.keywords]
+            found.append(("the axis changed", changed))
     tuples = [i for i, a in enumerate(args) if isinstance(a, ast.Tuple)]
     for m, first in enumerate(tuples):      # (a, da) and (b, db) -> (a, db) and (b, da)
         for second in tuples[m + 1:]:
@@ -204,6 +228,31 @@ def _call(node: ast.Call) -> list:
                                   changed))
     if not any(isinstance(a, ast.Starred) for a in args):
         found += _adjacent_swaps(node, "args", "two arguments swapped")
+    return found
+
+
+def _other_axes(axis) -> list:
+    """The axes a student may write for `axis`: another of 0, 1, -1 and None for one of them; for
+    several (a tuple), all of them (None) or the tuple without one of its axes."""
+    if isinstance(axis, ast.Constant):
+        return [ast.Constant(a) for a in (0, 1, -1, None) if a != axis.value or
+                (a is None) != (axis.value is None)]
+    if isinstance(axis, ast.Tuple) and len(axis.elts) >= 2:
+        elts = axis.elts
+        return [ast.Constant(None)] + [ast.Tuple(elts[:i] + elts[i + 1:], ast.Load())
+                                       for i in range(len(elts))]
+    return []
+
+
+def _contraction_means(node, operand, axes: list) -> list:
+    """A sum that a product of arrays takes over an axis (`operand`'s axes `axes`, expressions)
+    as a mean: `node` divided by that axis's length (one mutant per distinct axis)."""
+    found, seen = [], set()
+    for axis in axes:
+        length = ast.Subscript(ast.Attribute(operand, "shape", ast.Load()), axis, ast.Load())
+        if ast.dump(axis) not in seen:
+            seen.add(ast.dump(axis))
+            found.append((CONTRACTION_MEAN, ast.BinOp(node, ast.Div(), length)))
     return found
 
 
@@ -245,13 +294,20 @@ def _sequence(node) -> list:
     return _adjacent_swaps(node, "elts", "two values swapped")
 
 
+PRECEDENCE = "the operations grouped the other way (precedence)"
+CONTRACTION_MEAN = ("a mean where the right computation takes a sum: a product of arrays sums "
+                    "along one of its dimensions, divided here by that dimension's length")
+ACCUMULATION_LOST = "an accumulation written as an assignment: what was accumulated is overwritten"
+# explanations (their beginnings) that say all there is to say, without the kinds of what
+# replaced what
+_COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN, PRECEDENCE + ": ")
+
+
 def _augassign(node: ast.AugAssign) -> list:
     if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
         value = node.value if isinstance(node.op, ast.Add) else \
             ast.UnaryOp(ast.USub(), node.value) if isinstance(node.op, ast.Sub) else node.value
-        sign = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*="}[type(node.op)]
-        return [(f"an accumulation (`{sign}`) written as an assignment (`=`): "
-                 "what was accumulated is overwritten",
+        return [(ACCUMULATION_LOST,
                  ast.Assign([node.target], value))]
     return []
 
@@ -283,17 +339,37 @@ def _body(node) -> list:
 
 def _parameters(node: ast.FunctionDef, numbers: set) -> list:
     """Two numeric parameters of the function (`numbers`: those that were numbers in the traced
-    call) swapped wherever the body reads them."""
+    call) swapped wherever the body reads them; and swapped between two adjacent lines of the
+    body, one of which reads only the first and the other only the second (each line given the
+    other's: m with beta2 and v with beta1)."""
     names = [a.arg for a in node.args.args + node.args.kwonlyargs if a.arg in numbers]
     found = []
     for i, first in enumerate(names):
         for second in names[i + 1:]:
-            changed = copy.deepcopy(node)
-            for name in ast.walk(changed):
-                if isinstance(name, ast.Name) and name.id in (first, second):
-                    name.id = second if name.id == first else first
-            found.append((f"`{first}` and `{second}` swapped wherever they are used", changed))
+            pair = first, second
+            quoted = all(wording.quotable(n, _words[0]) for n in pair)
+            found.append((f"`{first}` and `{second}` swapped wherever they are used" if quoted
+                          else wording.PARAMETERS_SWAPPED, _renamed(node, pair)))
+            body = node.body
+            for j in range(len(body) - 1):
+                reads = [{n.id for n in ast.walk(s) if isinstance(n, ast.Name)} & set(pair)
+                         for s in body[j:j + 2]]
+                if len(reads[0]) == len(reads[1]) == 1 and reads[0] != reads[1]:
+                    changed = copy.copy(node)
+                    changed.body = body[:j] + [_renamed(s, pair) for s in body[j:j + 2]] + \
+                        body[j + 2:]
+                    found.append((f"`{first}` and `{second}` swapped between the two lines that "
+                                  "use them" if quoted else wording.PARAMETERS_SWAPPED, changed))
     return found
+
+
+def _renamed(tree, pair: tuple):
+    """A copy of `tree` with the names `pair` exchanged wherever it reads them."""
+    changed = copy.deepcopy(tree)
+    for name in ast.walk(changed):
+        if isinstance(name, ast.Name) and name.id in pair:
+            name.id = pair[1] if name.id == pair[0] else pair[0]
+    return changed
 
 
 RULES = {ast.BinOp: _binop, ast.UnaryOp: _unary, ast.Call: _call, ast.Attribute: _attribute,
@@ -663,6 +739,8 @@ def _explained(statement, path, old, new, why) -> tuple:
     (wording.reworded), where (wording.role), else what was dropped or swapped when the exercise
     has its names (wording.changed_parts), else what replaced what, by their kinds; its
     wording.rank, wording.OPAQUE for a dropped or swapped part that only its kind describes)."""
+    if why == wording.PARAMETERS_SWAPPED:       # whose names the exercise does not have
+        return why, wording.OPAQUE
     ancestors, node = [], statement
     for field, index in path:
         ancestors.append(node)
@@ -672,9 +750,9 @@ def _explained(statement, path, old, new, why) -> tuple:
         if swapped:
             return swapped, 0
     changed, opaque = wording.reworded(why, old, new), False
-    if changed == why and "`" not in why:
-        named = [_quote(n) for n in wording.changed_parts(why, old, new)]
-        if named and all(q.startswith("`") for q in named):
+    if changed == why and "`" not in why and not why.startswith(_COMPLETE):
+        named = [_part(n, statement) for n in wording.changed_parts(why, old, new)]
+        if named and all(named):
             changed = f"{why} ({' and '.join(named)})"
         else:
             changed = f"{why}: {_quote(new)} where the right computation has {_quote(old)}"
@@ -683,6 +761,21 @@ def _explained(statement, path, old, new, why) -> tuple:
     if opaque and explained != wording.STALE:
         return explained, wording.OPAQUE
     return explained, wording.rank(changed if explained.endswith(changed) else explained)
+
+
+def _part(node, statement) -> str | None:
+    """A part that a mutation dropped or swapped, in words a student can follow: its name where
+    the exercise has it (`_quote`), else, for a name that `statement` assigns once, what computes
+    it ("the value of a call of sqrt()"); None where only the part's kind would say it."""
+    quoted = _quote(node)
+    if quoted.startswith("`"):
+        return quoted
+    if isinstance(node, ast.Name):
+        values = [a.value for a in ast.walk(statement) if isinstance(a, ast.Assign) and
+                  [ast.dump(t) for t in a.targets] == [ast.dump(ast.Name(node.id, ast.Store()))]]
+        if len(values) == 1 and isinstance(values[0], ast.Call) and _call_name(values[0]):
+            return f"the value of {_quote(values[0])}"
+    return None
 
 
 class _Unit:
@@ -710,10 +803,13 @@ class _Unit:
 def _run(reference, unit, i, member, mutated, name, args, kwargs):
     """name(*args, **kwargs) with statement i of `unit` (or its method `member`, when it is a
     class) replaced by `mutated`: in a copy of the reference module's globals where its
-    statements that ran are executed again; for a mutant of a library module, that module is
-    first executed again whole into a fresh namespace (and the mutated method set on its class
-    there), and what the reference module took from it is taken from there. None when the
-    mutant fails or does not compile."""
+    statements that ran are executed again. A mutated function or method of a library module
+    takes the original's place, for this call, wherever the library and the reference hold it
+    (`_swapped`): the module, its package (`dp.conv2d`), the library modules that imported it and
+    the class, so that the library's other code, however the reference reaches it, calls the
+    mutant. A library's other statement (a table of ops) is executed again with the module whole
+    into a fresh namespace, and what the reference module took from it is taken from there.
+    None when the mutant fails or does not compile."""
     try:
         code = unit.compile(mutated)
     except (SyntaxError, ValueError, TypeError):
@@ -723,17 +819,15 @@ def _run(reference, unit, i, member, mutated, name, args, kwargs):
         with np.errstate(all="ignore"):
             if unit is reference:
                 reference.execute(scope, i, code)
+            elif member is not None or isinstance(unit.statements[i], ast.FunctionDef):
+                with _swapped(unit, i, member, code, scope):
+                    reference.execute(scope)
+                    return scope[name](*copy.deepcopy(args), **copy.deepcopy(kwargs))
             else:
                 library = unit.module
                 fresh = {"__name__": library.__name__, "__file__": library.__file__,
                          "__package__": library.__package__, "__builtins__": __builtins__}
-                if member is None:
-                    unit.execute(fresh, i, code)
-                else:
-                    unit.execute(fresh)
-                    method = {**fresh}
-                    exec(code, method)
-                    setattr(fresh[unit.statements[i].name], member.name, method[member.name])
+                unit.execute(fresh, i, code)
                 for key, value in list(scope.items()):
                     if id(value) in unit.names and unit.names[id(value)] in fresh and \
                             callable(value) and not isinstance(value, type(sys)):
@@ -742,3 +836,40 @@ def _run(reference, unit, i, member, mutated, name, args, kwargs):
             return scope[name](*copy.deepcopy(args), **copy.deepcopy(kwargs))
     except Exception:           # a mutant may fail in any way: it is then no candidate
         return None
+
+
+@contextlib.contextmanager
+def _swapped(unit, i, member, code, scope: dict):
+    """Inside, the function (statement i of library `unit`) or the method `member` of its class
+    is the one `code` defines: set on the class, or in place of the original in every module of
+    the library and in `scope` (the reference's globals); all put back on leaving."""
+    library, statement = unit.module, unit.statements[i]
+    defined = dict(vars(library))
+    exec(code, defined)
+    if member is not None:
+        owner = getattr(library, statement.name)
+        places = [(owner, member.name, defined[member.name])]
+    else:
+        old, new = getattr(library, statement.name), defined[statement.name]
+        modules = {id(m): m for m in [*_library().values(), library]}
+        places = [(module, key, new) for module in modules.values()
+                  for key, value in list(vars(module).items()) if value is old]
+        package = sys.modules.get(library.__package__ or "")
+        if package is not None:
+            places += [(package, key, new) for key, value in list(vars(package).items())
+                       if value is old]
+        scope.update({key: new for key, value in scope.items() if value is old})
+    saved = [(owner, key, vars(owner).get(key, _ABSENT)) for owner, key, _ in places]
+    try:
+        for owner, key, value in places:
+            setattr(owner, key, value)
+        yield
+    finally:
+        for owner, key, value in reversed(saved):
+            if value is _ABSENT:
+                delattr(owner, key)
+            else:
+                setattr(owner, key, value)
+
+
+_ABSENT = object()

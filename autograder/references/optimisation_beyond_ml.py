@@ -9,6 +9,8 @@ The boundary-value problem. On n points t_i = i dt of [0, t1], dt = t1 / (n - 1)
 y'' ~ D2 y by 4th-order five-point stencils (central inside, one-sided at the two ends of each
 side), and the residual of 2y'' + y' + 2y = 0 is r = A y with A = 2 D2 + D1 + 2 I.
 
+Gradient descent, as `descend` takes it, on a quadratic 1/2 z^T Q z + c^T z: z <- z - lr (Q z + c).
+
 The checks (autograder/checks/optimisation_beyond_ml.py) reach these through `references.of(...)`:
 plain data in, plain data out, never a student's reply.
 """
@@ -134,6 +136,28 @@ def catenary_model(points, length) -> list:
     curvature, so the speed of gradient descent, is the rope's."""
     z, H = _minimum(points, length)
     return [H, -H @ z]
+
+
+# -- gradient descent (descend) --------------------------------------------------------------------
+def gradient_steps(Q, c, z0, lr, steps) -> list:
+    """[the losses before each step, z after the last] of gradient descent z <- z - lr (Q z + c)
+    on the quadratic 1/2 z^T Q z + c^T z from z0."""
+    z, losses = z0, []
+    for _ in range(steps):
+        losses.append(float(z @ Q @ z / 2 + c @ z))
+        z = z - lr * (Q @ z + c)
+    return [np.array(losses), z]
+
+
+@misconception("gradient_steps", "a step up the gradient: z + lr * gradient")
+def gradient_ascent(Q, c, z0, lr, steps) -> list:
+    return gradient_steps(Q, c, z0, -lr, steps)
+
+
+@misconception("gradient_steps", "the step size 0.005 (the paper's, descend's default) "
+                                "whatever lr is given")
+def step_size_ignored(Q, c, z0, lr, steps) -> list:
+    return gradient_steps(Q, c, z0, 0.005, steps)
 
 
 # -- the boundary-value problem --------------------------------------------------------------------

@@ -17,16 +17,20 @@ import numpy as np
 
 from . import misconception, variants
 
-VARIANCES = {   # Var(W) as a function of the fans
-    "xavier": lambda fan_in, fan_out: 2 / (fan_in + fan_out),
-    "he": lambda fan_in, fan_out: 2 / fan_in,
+SCALES = {      # what each initialiser draws with: a normal's standard deviation, a uniform's bound
+    "xavier_normal": lambda fan_in, fan_out: np.sqrt(2 / (fan_in + fan_out)),
+    "xavier_uniform": lambda fan_in, fan_out: np.sqrt(6 / (fan_in + fan_out)),
+    "he_normal": lambda fan_in, fan_out: np.sqrt(2 / fan_in),
+    "he_uniform": lambda fan_in, fan_out: np.sqrt(6 / fan_in),
 }
 ACT = {"linear": lambda z: z, "tanh": np.tanh, "relu": lambda z: np.maximum(z, 0.0)}
 
 
 def variance(initialiser: str, fan_in: int, fan_out: int) -> float:
-    """Var(W) of `initialiser` ("xavier_uniform", "he_normal", ...) for these fans."""
-    return VARIANCES[initialiser.split("_")[0]](fan_in, fan_out)
+    """Var(W) of `initialiser` ("xavier_uniform", "he_normal", ...) for these fans: its scale
+    squared, and a third of it for a uniform U(-a, a)."""
+    scale = SCALES[initialiser](fan_in, fan_out)
+    return float(scale ** 2 / 3 if initialiser.endswith("uniform") else scale ** 2)
 
 
 # -- known mistakes of the variance (autograder/references/__init__.py: `misconception`) -----------
@@ -37,8 +41,9 @@ FORMULAS = {   # id: (why, Var(W) as a function of the fans)
     "variance_1_over_fan_out": ("1 / fan_out", lambda i, o: 1 / o),
     "variance_1_over_fan_sum": ("1 / (fan_in + fan_out): the factor 2 is missing",
                                 lambda i, o: 1 / (i + o)),
-    "variance_of_xavier": ("2 / (fan_in + fan_out), the variance of Xavier", VARIANCES["xavier"]),
-    "variance_of_he": ("2 / fan_in, the variance of He", VARIANCES["he"]),
+    "variance_of_xavier": ("2 / (fan_in + fan_out), the variance of Xavier",
+                           lambda i, o: variance("xavier_normal", i, o)),
+    "variance_of_he": ("2 / fan_in, the variance of He", lambda i, o: variance("he_normal", i, o)),
 }
 for _id, (_why, _formula) in FORMULAS.items():
     misconception("variance", _why, name=_id)(

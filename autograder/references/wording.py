@@ -36,11 +36,14 @@ STALE = ("the state kept from the previous step left out of the update, as if it
          "written back (each step starts again without it)")
 OFF_BY_ONE = "off by one: a 1 added or taken away is missing"
 SQUARE = "the square dropped"
+POWER_AS_PRODUCT = "a power written as a product"
+# two parameters swapped whose names the student's exercise does not have: opaque (below)
+PARAMETERS_SWAPPED = "two parameters swapped wherever they are used"
 RECIPROCAL = "the reciprocal dropped: the value itself where 1 over it belongs"
 
 # the least likely mistakes: a syntactic change that students seldom make on their own
 _UNLIKELY = ("a square added", "a transpose added")
-_LESS_LIKELY = ("a term dropped", "a factor dropped", "the division dropped", "`**` written `*`",
+_LESS_LIKELY = ("a term dropped", "a factor dropped", "the division dropped", POWER_AS_PRODUCT,
                 "the operations grouped the other way")
 # the kind of a mutation, the first of these its explanation holds: mutations of one kind are
 # one mistake, however many lines give it
