@@ -321,6 +321,11 @@ def test_a_network_below_the_bar_is_told_how_it_does_on_its_training_digits(shar
                                f"{share:.3f}: {said}"), sentence
 
 
+def test_a_network_that_gives_no_digits_for_its_training_digits_adds_nothing():
+    digits = dp.data.mnist(download=False, verbose=False)
+    assert on_training_digits(digits, 0.9, lambda images: None) == ""
+
+
 def test_a_silent_network_is_at_chance_on_its_training_digits():
     from autograder.references import mnist as reference
     digits = dp.data.mnist(download=False, verbose=False)

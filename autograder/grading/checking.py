@@ -428,13 +428,17 @@ def on_training_digits(digits, bar, network_digits, sample=1000) -> str:
     `sample` of the notebook's own training digits (09's and 14's split: all but the first tenth
     of dp.data.mnist's training digits in the order of default_rng(0).permutation), whose digits
     `network_digits(images)` gives (the grader's forward pass on its parameters when grading,
-    the notebook's forward in the self-check). At chance there, the training did not learn;
-    below the bar there too, it learned too little; above it, it fits its training digits only.
+    the notebook's forward in the self-check; None when it gives none: then ""). At chance
+    there, the training did not learn; below the bar there too, it learned too little; above it,
+    it fits its training digits only.
     For a network below the bar itself (a predict that is not the network's is told apart)."""
     order = np.random.default_rng(0).permutation(len(digits.x_train))
     order = order[len(order) // 10:][:sample]
     labels = digits.y_train[order]
-    fit = float(np.mean(np.asarray(network_digits(digits.x_train[order])) == labels))
+    found = network_digits(digits.x_train[order])
+    if found is None:           # the notebook's forward refused these digits: nothing to say
+        return ""
+    fit = float(np.mean(np.asarray(found) == labels))
     said = f". On {len(labels):,} of its own training digits the network scores {fit:.3f}: "
     if fit <= CHANCE:
         return said + ("no better than chance, so the training itself did not learn (look at "
