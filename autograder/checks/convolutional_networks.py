@@ -24,10 +24,10 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading import answers
-from autograder.grading.checking import (assert_accuracy, bar_and_floor, digit_labels,
+from autograder.grading.checking import (assert_accuracy, below_the_bar, digit_labels,
                                          floored_rel_error, floored_rel_errors, leaf_gradient,
-                                         misconception, node_reply, on_parameters,
-                                         on_training_digits, within, wrong_shape)
+                                         misconception, node_reply, on_parameters, within,
+                                         wrong_shape)
 from autograder.probes.convolutional_networks import stack_problem
 
 ref = references.of(__name__)
@@ -197,10 +197,8 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
         f"{differ:.0%} of the images; keep CNN's forward a pass through its layers in order")
     accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
                                   lambda: ref.misconceptions.network_digits(layers, images))
-    bar = bar_and_floor(assignment, digits.source)[0]
-    if np.mean(network == labels) < bar:              # the network's own, not predict's
-        how += on_training_digits(digits, bar, lambda images: submission.probe(
-            "network", images=images).get("digits") if public else ref.network_digits(layers, images))
+    how += below_the_bar(submission, digits, assignment, network, labels, public,
+                         lambda images: ref.network_digits(layers, images))
     assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
 
 

@@ -31,7 +31,8 @@ import dp
 from autograder import references
 from autograder.grading.checking import (assert_accuracy, assert_log_scale_and_labels,  # noqa: F401
                                          bar_and_floor, credit, digit_labels as _labels,
-                                         misconception, on_parameters, on_training_digits)
+                                         below_the_bar, misconception, notebook_split,
+                                         on_parameters)
 from autograder.probes.mnist import stack_problem
 from autograder.references import NotPublic
 
@@ -71,13 +72,9 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
         metrics["graded_on"] = "parameters" + (" (when graded)" if public else "")
         accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
                                       lambda: ref.misconceptions.network_digits(layers, images))
-        bar = bar_and_floor(assignment, digits.source)[0]
-        if np.mean(network == labels) < bar:          # the network's own, not predict's
-            how += on_training_digits(digits, bar, lambda images: submission.probe(
-                "network", images=images).get("digits") if public else ref.network_digits(layers, images))
+        how += below_the_bar(submission, digits, assignment, network, labels, public,
+                             lambda images: ref.network_digits(layers, images))
     assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
-
-
 
 
 # -- error_analysis -------------------------------------------------------------------------------
@@ -86,11 +83,9 @@ PROBABILITY_RTOL = 1e-6  # ties and float32 parameters: a digit may swap places 
 
 
 def validation_split(digits) -> tuple:
-    """The notebook's validation split (its given first cell): (x_val, y_val), the first tenth of
-    the training digits in the order of default_rng(0).permutation."""
-    order = np.random.default_rng(0).permutation(len(digits.x_train))
-    n_val = len(order) // 10
-    return digits.x_train[order[:n_val]], digits.y_train[order[:n_val]]
+    """The notebook's validation split (its given first cell): (x_val, y_val)."""
+    validation = notebook_split(digits)[0]
+    return digits.x_train[validation], digits.y_train[validation]
 
 
 def confusion_of(labels, predicted) -> np.ndarray:

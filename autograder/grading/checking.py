@@ -423,17 +423,32 @@ def assert_accuracy(accuracy: float, how: str, digits: int, assignment, source: 
 CHANCE = 0.2      # a network at or below this on its own training digits has learned nothing
 
 
+def notebook_split(digits) -> tuple:
+    """(validation, training) indices of 09's and 14's split of dp.data.mnist's training digits
+    (their given cell): the first tenth in the order of default_rng(0).permutation, the rest."""
+    order = np.random.default_rng(0).permutation(len(digits.x_train))
+    return order[:len(order) // 10], order[len(order) // 10:]
+
+
+def below_the_bar(submission, digits, assignment, network, labels, public, graders_digits) -> str:
+    """on_training_digits' sentence for a network whose own digits `network` (for the test
+    `labels`) are below the bar, else "" (a predict that is not the network's is told so apart).
+    Its digits of other images: the notebook's forward (the probe `network`) in the self-check,
+    `graders_digits(images)`, the grader's forward pass on its parameters, when grading."""
+    bar = bar_and_floor(assignment, digits.source)[0]
+    if np.mean(network == labels) >= bar:
+        return ""
+    return on_training_digits(digits, bar, lambda images: submission.probe(
+        "network", images=images).get("digits") if public else graders_digits(images))
+
+
 def on_training_digits(digits, bar, network_digits, sample=1000) -> str:
     """Where a network below the bar on the test digits went wrong, as a sentence: its accuracy on
-    `sample` of the notebook's own training digits (09's and 14's split: all but the first tenth
-    of dp.data.mnist's training digits in the order of default_rng(0).permutation), whose digits
-    `network_digits(images)` gives (the grader's forward pass on its parameters when grading,
-    the notebook's forward in the self-check; None when it gives none: then ""). At chance
-    there, the training did not learn; below the bar there too, it learned too little; above it,
-    it fits its training digits only.
-    For a network below the bar itself (a predict that is not the network's is told apart)."""
-    order = np.random.default_rng(0).permutation(len(digits.x_train))
-    order = order[len(order) // 10:][:sample]
+    `sample` of the notebook's own training digits (`notebook_split`), whose digits
+    `network_digits(images)` gives (None when it gives none: then ""). At chance there, the
+    training did not learn; below the bar there too, it learned too little; above it, it fits
+    its training digits only."""
+    order = notebook_split(digits)[1][:sample]
     labels = digits.y_train[order]
     found = network_digits(digits.x_train[order])
     if found is None:           # the notebook's forward refused these digits: nothing to say

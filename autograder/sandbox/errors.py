@@ -37,7 +37,6 @@ SELF_CHECK_TIMEOUT = ("probe {name!r} ran longer here than the {budget:g} s that
                       + _TOO_SLOW[0].upper() + _TOO_SLOW[1:])
 
 
-
 def where_raised(tb, theirs, label) -> str:
     """Where the student's code raised, said after an error's text: " (<label>)" of the innermost
     frame of the traceback `tb` whose file name `theirs` accepts (label(file name, function,
