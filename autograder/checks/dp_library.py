@@ -17,7 +17,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import misconception, probe
+from autograder.grading.checking import misconception, on_the_whole, probe
 from dp import Node, relative_error
 
 ref = references.of(__name__)
@@ -114,6 +114,7 @@ def check_graph(submission, expect, inputs, names, program, upstream=None):
         f"{call} on {what} returned gradients for {sorted(got)}; expected one for every named "
         f"leaf: {sorted(expected)}"
         + (" (leaves without a name are constants and get no entry)" if unnamed else ""))
+    mistakes = on_the_whole(mistakes, got, same)
     for name in expected:
         expect(got[name], expected[name], f"the gradient of {name!r} from {call} on {what}",
                mistakes, name)
@@ -256,6 +257,7 @@ def test_layers_have_named_parameters(submission, rng, public):
 
 def expect_params(expect, received, params, what, mistakes=()):
     check_names(received, params, what)
+    mistakes = on_the_whole(mistakes, received, same)
     for name, value in params.items():
         expect(received[name], value, f"{name!r} of {what}", mistakes, name)
 

@@ -21,8 +21,8 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import (LOCATED, NAMES, compare, floored_rel_error, probe,
-                                         trained_parameters)
+from autograder.grading.checking import (LOCATED, NAMES, compare, floored_rel_error,
+                                         on_the_whole, probe, trained_parameters, within)
 from autograder.probes.recurrent_loops import MAX_UNITS
 
 ref = references.of(__name__)
@@ -235,7 +235,9 @@ def test_the_values_of_every_node(case, submission, rng, public, metrics):
     expected = ref.unrolled(network, params, inputs, upstream)["values"]
     missing = sorted(set(network) - set(out["values"]))
     assert not missing, f"run on {where} returned no values for the nodes {missing[:5]}"
-    mistakes = ref.misconceptions.unrolled(network, params, inputs, upstream)
+    mistakes = on_the_whole(ref.misconceptions.unrolled(network, params, inputs, upstream),
+                            out["values"], within(TOL, floored_rel_error),
+                            lambda value, name: value["values"][name])
     with located_at_a_node(out["values"], expected, network):
         for name in network:
             compare(out["values"][name], expected[name],
@@ -316,7 +318,10 @@ def check_gradients(submission, rng, public, metrics, last_only):
     assert out["type"] == "dict", (
         f"backward on {where} returned a {out['type']}; it must return {{'params': {{...}}, "
         f"'nodes': {{...}}}}")
-    mistakes = ref.misconceptions.unrolled(network, params, inputs, upstream)
+    mistakes = on_the_whole(ref.misconceptions.unrolled(network, params, inputs, upstream),
+                            {(part, name): out[part][name] for part in ("params", "nodes")
+                             for name in out[part]}, within(TOL, floored_rel_error),
+                            lambda value, key: value[key[0]][key[1]])
     for part, names in (("params", params), ("nodes", network)):
         missing = sorted(set(names) - set(out[part]))
         assert not missing, f"backward on {where} returned no gradient for the {part} {missing[:5]}"

@@ -195,6 +195,45 @@ def misconception(got, expected, variants, close, part=None) -> str:
     return "".join((OR_NAMES if i else NAMES) + why for i, why in enumerate(found))
 
 
+class on_the_whole:
+    """`mistakes` (as `misconception` reads them) for a reply of several parts that a check
+    compares one by one: a mistake derived from the reference's code is kept only when its value
+    agrees with every part of the `reply` ({key: part}), each by `close` (the check's comparison
+    of one part; a mistake's part is `value_of(value, key)`). A derived mistake is a whole
+    program: the student's is that program only if each part of what theirs returned is that
+    program's. One that gives the failing part by a coincidence of these inputs (a factor that is
+    1 here) but leaves another part of the reply unexplained is not named, and the message
+    locates the difference instead. The catalogue's mistakes are kept as they are (a
+    hand-written mistake may be one of several in a reply); nothing is computed before a
+    message reads it."""
+
+    def __init__(self, mistakes, reply: dict, close, value_of=lambda value, key: value[key]):
+        self._mistakes, self._reply, self._close, self._value_of = \
+            mistakes, reply, close, value_of
+        self._kept = []       # the groups filtered so far: each part's compared once
+
+    def _agrees(self, value) -> bool:
+        try:
+            with np.errstate(all="ignore"):
+                return all(self._close(np.asarray(got), np.asarray(self._value_of(value, key)))
+                           for key, got in self._reply.items())
+        except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
+            return False
+
+    def parts(self):
+        mistakes = self._mistakes
+        groups = mistakes.parts() if hasattr(mistakes, "parts") else [mistakes or ()]
+        for i, group in enumerate(groups):
+            if i == len(self._kept):
+                self._kept.append([m for m in group if not str(m[0]).startswith(DERIVED)
+                                   or self._agrees(m[2])])
+            yield self._kept[i]
+
+    def __iter__(self):
+        for group in self.parts():
+            yield from group
+
+
 def _derived_named(matches: list) -> list:
     """The explanations to name of the derived mistakes [(id, why)] that a reply equals: of each
     line changed (the id's site, derived.SITE), those of its best rank (a mutation that gives

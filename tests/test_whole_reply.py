@@ -1,0 +1,63 @@
+"""A mistake derived from the reference's code is named only when it explains the whole reply
+(issue 30, "never name a mistake wrongly"): checking.on_the_whole, for checks that compare a reply
+of several parts (named leaves' gradients, a network's nodes) one part at a time."""
+import numpy as np
+
+from autograder.grading.checking import LOCATED, NAMES, misconception, on_the_whole, within
+from autograder.references import DERIVED
+
+CLOSE = within(1e-9)
+EXPECTED = {"a": np.array([1.0, 2.0]), "b": np.array([5.0, 6.0])}
+REPLY = {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])}     # b wrong, a right
+
+
+def derived(name, value):
+    return [f"{DERIVED}f@m:1#0.{name}", f"the computation with one change: {name}", value]
+
+
+def named(mistakes, part="b") -> str:
+    return misconception(REPLY[part], EXPECTED[part], on_the_whole(mistakes, REPLY, CLOSE),
+                         CLOSE, part)
+
+
+def test_a_derived_mistake_that_gives_every_part_of_the_reply_is_named():
+    mistakes = [derived("whole", {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])})]
+    assert named(mistakes) == NAMES + "the computation with one change: whole"
+
+
+def test_one_that_gives_the_failing_part_but_not_another_is_not_named_and_the_message_locates():
+    """Its b is the reply's, by a coincidence of these inputs; its a is not: the student's
+    program is not that one."""
+    mistakes = [derived("coincidence", {"a": np.array([7.0, 2.0]), "b": np.array([3.0, 4.0])})]
+    message = named(mistakes)
+    assert NAMES not in message and message.startswith(LOCATED), message
+    # the same list, read part by part without the rule, names it: the rule is what holds it back
+    assert misconception(REPLY["b"], EXPECTED["b"], mistakes, CLOSE, "b").startswith(NAMES)
+
+
+def test_a_derived_mistake_of_another_structure_is_not_named():
+    mistakes = [derived("no_a", {"b": np.array([3.0, 4.0])}),
+                derived("shape", {"a": np.array([1.0, 2.0, 0.0]), "b": np.array([3.0, 4.0])})]
+    assert NAMES not in named(mistakes)
+
+
+def test_the_catalogue_keeps_its_mistakes_of_one_part():
+    """A hand-written mistake may be one of two in a reply: it is still named."""
+    mistakes = [["b_sign", "b's sign flipped", {"a": np.array([7.0, 2.0]),
+                                                 "b": np.array([3.0, 4.0])}]]
+    assert named(mistakes) == NAMES + "b's sign flipped"
+
+
+def test_the_parts_are_read_where_the_caller_says_and_each_compared_once():
+    calls = []
+
+    def value_of(value, key):
+        calls.append(key)
+        return value["values"][key]
+    value = {"values": {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])}}
+    mistakes = on_the_whole([derived("nested", value)], REPLY, CLOSE, value_of)
+    for part in ("a", "b"):
+        list(mistakes)
+    assert misconception(REPLY["b"], EXPECTED["b"], mistakes, CLOSE,
+                         lambda v: v["values"]["b"]).startswith(NAMES)
+    assert calls == ["a", "b"]
