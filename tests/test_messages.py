@@ -270,3 +270,22 @@ def test_make_train_says_its_loss_is_a_sum(capsys):
     demo.main(["--steps", "2", "--batch-size", "16"])
     out = capsys.readouterr().out
     assert "(the model's loss: a sum over the batch's 16 digits," in out and "per digit)" in out
+
+
+def test_a_reply_of_another_shape_says_how_its_shape_departs():
+    """The reply schema's shape message adds checking.shape_located where the spec fixes every
+    axis (a bias as a column, a row one too short), and nothing where an axis is free."""
+    import numpy as np
+
+    from autograder.grading.replies import MalformedReply, validate
+    from autograder.probes.schema import Array
+
+    def message(value, shape) -> str:
+        with pytest.raises(MalformedReply) as failed:
+            validate({"b": value}, {"b": Array(shape)}, "reply to probe 'p'")
+        return str(failed.value)
+    assert message(np.zeros((5, 1)), (1, 5)).endswith(
+        "has shape (5, 1), expected an array of floats of shape (1, 5). The first difference is "
+        "in the shape: the received shape is the expected one transposed.")
+    assert "one too few, off by one" in message(np.zeros((2, 8)), (2, 9))
+    assert message(np.zeros((5, 1)), (None, 5)).endswith("of shape (any, 5)")

@@ -16,7 +16,7 @@ from autograder.grading.checking import NAMES, OR_NAMES, misconception, within
 from autograder.grading.judge import run_checks
 from autograder.grading.public_cases import has_references, solution_namespace
 from autograder.grading.selfcheck import LocalSubmission
-from tests.grading import COURSE
+from tests.grading import COURSE, grade_source, solution_source
 
 
 @pytest.fixture
@@ -126,6 +126,9 @@ def test_the_catalogue_explains_every_mistake_in_one_line_of_its_own(assignment)
     assert len(set(whys)) == len(whys), "two mistakes with the same explanation"
     for m in entries:
         assert m.why.strip() and "\n" not in m.why and len(m.why) <= 200, m
+        if m.of == references.BEHAVIOUR:     # a check recognises it by what the code does
+            assert m.kind == "checks" and m.compute() is None, m
+            continue
         module = importlib.import_module(f"autograder.{m.kind}.{assignment.notebook}")
         assert callable(getattr(module, m.of, None)), f"{m.id}: {m.of} is not a function of {module}"
 
@@ -228,3 +231,22 @@ def test_deriving_mistakes_registers_nothing_in_the_catalogue():
                                                   np.ones(2), [np.zeros(2)], 4), {})
     assert found, "momentum's paths have mutants"
     assert [(m.id, m.why) for m in references.catalogue("optimizers")] == before
+
+
+def test_a_mistake_a_check_recognises_by_behaviour_is_named_as_the_catalogues_are(tmp_path):
+    """07's mask drawn once and reused: the check's message names it in the catalogue's form,
+    and the class report, which ranks the catalogue's mistakes, counts it."""
+    from autograder.checks import dropout
+    from autograder.reports.classreport import named_mistakes
+    [entry] = [m for m in references.catalogue("dropout") if m.id == "mask_reused"]
+    assert dropout.MASK_REUSED == NAMES + entry.why
+    source = solution_source("07_dropout").replace(
+        "keep = self.rng.random(shape) >= self.p",
+        "if getattr(self, 'keep', None) is None or self.keep.shape != shape:\n"
+        "            self.keep = self.rng.random(shape) >= self.p\n"
+        "        keep = self.keep", 1)
+    result = grade_source(source, "07_dropout", tmp_path)
+    [task] = [t for t in result["tasks"] if t["id"] == "dropout_forward"]
+    assert task["status"] == "failed" and NAMES + entry.why in task["message"], task["message"]
+    known = references.catalogue("dropout")
+    assert named_mistakes(task["message"], [m.why for m in known]) == [entry.why]

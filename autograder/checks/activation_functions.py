@@ -14,7 +14,8 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading import answers
-from autograder.grading.checking import misconception, rel_error, shape_located, within
+from autograder.grading.checking import (diagnosed, located, misconception, rel_error,
+                                         shape_located, within)
 from dp import Node
 
 ref = references.of(__name__)
@@ -144,6 +145,10 @@ def test_loss_gradient_flows_back_to_the_probabilities(submission, rng, public, 
         + misconception(grad, expected, mistakes, within(BCE_RTOL), part=1))
 
 
+NOT_CLIPPED = diagnosed("p_not_clipped", "p is not clipped into [EPS, 1 - EPS] before the "
+                        "logarithms: at p = 0 or 1, log 0 is -inf and 0 * log 0 is nan")
+
+
 @pytest.mark.task("bce_loss")
 def test_loss_is_finite_when_a_prediction_is_exactly_right(submission):
     p = np.array([[0.0], [1.0], [0.3], [0.8]])
@@ -152,11 +157,10 @@ def test_loss_is_finite_when_a_prediction_is_exactly_right(submission):
     expected, _ = ref.bce(p, y)
     assert np.isfinite(value) and abs(value - expected) < 1e-5, (
         f"bce_loss(p, y) with p = {p.ravel().tolist()} and y = {y.ravel().tolist()} is {value:.6g}, "
-        f"expected {expected:.6g}: clip p into [EPS, 1 - EPS] before taking logarithms "
-        f"(0 * log 0 is nan)")
+        f"expected {expected:.6g}{NOT_CLIPPED}")
     assert grad is not None and np.all(np.isfinite(grad)), (
-        f"the gradient of bce_loss at p = {p.ravel().tolist()} is not finite: {grad}; clip p into "
-        f"[EPS, 1 - EPS] with dp.maximum and dp.minimum")
+        f"the gradient of bce_loss at p = {p.ravel().tolist()} is not finite: {grad}{NOT_CLIPPED}"
+        f" (with dp.maximum and dp.minimum)")
 
 
 # -- gradient_sums --------------------------------------------------------------------------------
@@ -259,15 +263,18 @@ def test_plot_has_a_line_per_activation_over_layers_1_to_10(submission):
     for name, line in lines.items():
         assert np.array_equal(line["x"], np.arange(1, 11)), (
             f"{name} line: the x values must be the layer numbers 1 to 10, not "
-            f"{np.round(line['x'], 3).tolist()}")
+            f"{np.round(line['x'], 3).tolist()}" + located(line["x"], np.arange(1, 11)))
+
+
+NOT_LOG = diagnosed("gradient_plot_not_logarithmic",
+                    "the y axis is not logarithmic, where the sums span orders of magnitude "
+                    "(ax.set_yscale('log'))")
 
 
 @pytest.mark.task("vanishing_plot")
 def test_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
     ax, _ = _gradient_plot(submission.probe("plot"))
-    assert ax["yscale"] == "log", (
-        f"the y axis must be logarithmic (ax.set_yscale('log')), not {ax['yscale']}: the sums "
-        f"span orders of magnitude")
+    assert ax["yscale"] == "log", f"the y axis is {ax['yscale']}{NOT_LOG}"
     assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
         "label both axes (ax.set_xlabel, ax.set_ylabel): the layer, and the sum of |dL/dW|")
 

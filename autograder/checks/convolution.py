@@ -20,7 +20,7 @@ import pytest
 from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
-from autograder.grading.checking import (leaf_gradient, misconception, node_reply,
+from autograder.grading.checking import (diagnosed, leaf_gradient, misconception, node_reply,
                                          within, wrong_shape)
 
 ref = references.of(__name__)
@@ -180,6 +180,10 @@ def test_gradient_goes_to_the_maximum_of_each_window_only(submission, rng, publi
 
 
 # -- histogram_classifier -------------------------------------------------------------------------
+LABELS_SWAPPED = diagnosed("labels_swapped", "the labels look swapped: class 1 must be where "
+                                            "f > 0, class 0 where f <= 0")
+
+
 def _assert_accurate(labels, y, what, assignment, metrics, metric) -> None:
     """Assert that the labels (n,) of 0 and 1 are right for the required fraction of `y` at
     least; record that fraction in metrics[metric]."""
@@ -190,7 +194,7 @@ def _assert_accurate(labels, y, what, assignment, metrics, metric) -> None:
     assert accuracy >= threshold, (
         f"{what} {accuracy:.4f} on {len(y):,} histograms is below the required {threshold} "
         f"(class 1: {by_class[1]:.3f} right, class 0: {by_class[0]:.3f} right)"
-        + ("; the labels look swapped: class 1 where f > 0" if accuracy < 1 - threshold else ""))
+        + (LABELS_SWAPPED if accuracy < 1 - threshold else ""))
 
 
 def _parameters(params: dict) -> dict:
@@ -295,6 +299,15 @@ FREE_BINS = 4     # a step is judged where at least this many bins stay above 0 
 FD_STEP = 1e-6    # the self-check's central differences of net.forward (see _input_gradients)
 
 
+NOT_RENORMALISED = diagnosed("adversarial_not_renormalised",
+                             "a step leaves the histogram unnormalised: step along the gradient "
+                             "minus its mean, and renormalise")
+TOO_LARGE = diagnosed("adversarial_steps_too_large",
+                      f"a step changes a bin by more than {MAX_STEP}: scale each step, "
+                      f"x + eps * d / max |d|, with eps <= {MAX_STEP}")
+DESCENDS = diagnosed("adversarial_descends", "the steps descend: ascend, x + eps * grad f")
+
+
 def _path(out, x0) -> np.ndarray:
     """The attack's path (T + 1, 16), checked: it starts at x0, every entry is a histogram, and
     every step is small."""
@@ -313,13 +326,12 @@ def _path(out, x0) -> np.ndarray:
     sums = path.sum(axis=1)
     off = np.flatnonzero(np.abs(sums - 1) >= 1e-6)
     assert not off.size, (
-        f"x_{off[0]} sums to {sums[off[0]]:.6g}, not 1: it is no longer a histogram; step along the "
-        f"gradient minus its mean, and renormalise")
+        f"x_{off[0]} sums to {sums[off[0]]:.6g}, not 1: it is no longer a histogram"
+        f"{NOT_RENORMALISED}")
     steps = np.abs(np.diff(path, axis=0)).max(axis=1)
     large = np.flatnonzero(steps > MAX_STEP)
     assert not large.size, (
-        f"from x_{large[0]} to x_{large[0] + 1} a bin changes by {steps[large[0]]:.3f}; take small "
-        f"steps (at most {MAX_STEP} per bin)")
+        f"from x_{large[0]} to x_{large[0] + 1} a bin changes by {steps[large[0]]:.3f}{TOO_LARGE}")
     return path
 
 
@@ -400,7 +412,7 @@ def test_gradient_ascent_turns_a_rejected_histogram_into_class_1(submission, rng
         assert f_path[-1] > 0, (
             f"after {T} step{'s' if T > 1 else ''} from f(x_0) = {f_path[0]:.3f}, "
             f"f(x_T) = {f_path[-1]:.3f}; "
-            + ("f went down: ascend, x + eps * grad f" if f_path[-1] < f_path[0] else
+            + ("f went down" + DESCENDS if f_path[-1] < f_path[0] else
                "keep ascending until f > 0"))
         accepted = np.flatnonzero(f_path[:-1] >= 0)
         assert not accepted.size, (

@@ -11,7 +11,7 @@ import pytest
 
 from autograder import references
 from autograder.grading import answers
-from autograder.grading.checking import misconception
+from autograder.grading.checking import diagnosed, misconception
 
 ref = references.of(__name__)
 
@@ -83,6 +83,12 @@ def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
             + misconception(scale[kept], wanted, mistakes, _kept_scale_is))
 
 
+MASK_REUSED = diagnosed("mask_reused", "the mask is drawn once and reused: draw a new mask on "
+                                      "every call")
+NOT_FROM_RNG = diagnosed("mask_not_from_self_rng", "the mask is not drawn from the layer's own "
+                         "generator: draw every random number from self.rng")
+
+
 @pytest.mark.task("dropout_forward")
 def test_masks_are_new_for_every_call_and_come_from_rng(draws, submission, rng):
     p, x, values = draws
@@ -91,13 +97,13 @@ def test_masks_are_new_for_every_call_and_come_from_rng(draws, submission, rng):
     # two independent masks of N units agree with probability (p^2 + (1-p)^2)^N, below 0.1 here
     assert repeated < 0.5, (
         f"in {len(masks):,} calls of one layer, {repeated:.0%} of the masks were the same as the "
-        f"one before: draw a new mask on every call")
+        f"one before{MASK_REUSED}")
     seed = _seed(rng)
     first, again = (_values(submission.probe("train_outputs", p=p, x=x, seed=seed, draws=3),
                             f"MyDropout({p:.3f})", x.shape) for _ in range(2))
     assert np.array_equal(first, again), (
         "two layers MyDropout(p, np.random.default_rng(seed)) with the same seed gave different "
-        "outputs: draw every random number from self.rng")
+        f"outputs{NOT_FROM_RNG}")
     other = _values(submission.probe("train_outputs", p=p, x=x, seed=seed + 1, draws=3),
                     f"MyDropout({p:.3f})", x.shape)
     assert not np.array_equal(first, other), (

@@ -31,7 +31,8 @@ import dp
 from autograder import references
 from autograder.grading.checking import (assert_accuracy, assert_log_scale_and_labels,  # noqa: F401
                                          bar_and_floor, credit, digit_labels as _labels,
-                                         below_the_bar, misconception, notebook_split,
+                                         below_the_bar, diagnosed, misconception,
+                                         notebook_split,
                                          on_parameters)
 from autograder.probes.mnist import stack_problem
 from autograder.references import NotPublic
@@ -218,6 +219,11 @@ def test_sweep_is_what_its_networks_reach(submission, public):
             f"difference is at sweep[{width:g}][{lr:g}].")
 
 
+RATES_NOT_LOG = diagnosed("sweep_plot_not_logarithmic",
+                         "the x axis of the sweep is not logarithmic, where the learning rates "
+                         "are a factor of 3 apart (ax_sweep.set_xscale('log'))")
+
+
 @pytest.mark.task("width_lr_sweep")
 def test_sweep_plot_shows_the_grid(submission):
     reply = submission.probe("sweep")
@@ -232,7 +238,7 @@ def test_sweep_plot_shows_the_grid(submission):
             f"no plot with one line per width labelled {', '.join(f'width {w}' for w in WIDTHS)} "
             f"was found: draw ax_sweep.plot(LEARNING_RATES, accuracies, label=f'width {{width}}') "
             f"for each width")
-    assert_log_scale_and_labels(ax, "x", "sweep", "the learning rates are a factor of 3 apart",
+    assert_log_scale_and_labels(ax, "x", "sweep", RATES_NOT_LOG,
                                 "the learning rate, and the validation accuracy", "ax_sweep")
     for width, [line] in lines.items():
         expected = [grid[(float(width), float(lr))] for lr in LEARNING_RATES]

@@ -27,7 +27,8 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import assert_log_scale_and_labels, misconception, pairs, rel_error
+from autograder.grading.checking import (assert_log_scale_and_labels, diagnosed, misconception,
+                                         pairs, rel_error)
 
 ref = references.of(__name__)
 
@@ -171,8 +172,13 @@ def _assert_left_unchanged(reply, rule) -> None:
         f"counting changes made in later calls to an array kept in state): compute new arrays "
         f"instead of changing g in place, and do not keep g itself in state")
     assert reply["changed_theta"] == 0, (
-        f"{rule} changed the array theta it was given ({reply['changed_theta']} of {n} calls): "
-        f"return theta - ..., a new array, instead of updating theta in place")
+        f"{rule} changed the array theta it was given ({reply['changed_theta']} of {n} calls)"
+        f"{THETA_IN_PLACE}")
+
+
+THETA_IN_PLACE = diagnosed("theta_updated_in_place",
+                           "theta is updated in place (theta -= ..., theta[...] = ...): return "
+                           "theta - ..., a new array")
 
 
 # -- loss_curves --------------------------------------------------------------------------------
@@ -224,15 +230,23 @@ def _loss_axes(data) -> tuple:
         + "; draw with ax.plot(steps, losses, label=name) on the axes `ax` of `fig`")
 
 
-def _assert_log_scale_and_labels(ax, axis, plot, why, what) -> None:
-    assert_log_scale_and_labels(ax, axis, plot, why, what, "ax_sweep" if plot == "sweep" else "ax")
+def _assert_log_scale_and_labels(ax, axis, plot, not_log, what) -> None:
+    assert_log_scale_and_labels(ax, axis, plot, not_log, what,
+                                "ax_sweep" if plot == "sweep" else "ax")
+
+
+LOSSES_NOT_LOG = diagnosed("loss_plot_not_logarithmic",
+                           "the y axis of the loss plot is not logarithmic, where the losses range "
+                           "over several orders of magnitude (ax.set_yscale('log'))")
+RATES_NOT_LOG = diagnosed("sweep_plot_not_logarithmic",
+                          "the x axis of the sweep is not logarithmic, where the learning rates "
+                          "span orders of magnitude (ax_sweep.set_xscale('log'))")
 
 
 @pytest.mark.task("loss_curves")
 def test_loss_plot_has_a_logarithmic_y_axis_and_axis_labels(submission):
     ax, _ = _loss_axes(submission.probe("loss_plot"))
-    _assert_log_scale_and_labels(ax, "y", "loss plot", "the losses range over several orders of "
-                                 "magnitude", "the step, and the loss")
+    _assert_log_scale_and_labels(ax, "y", "loss plot", LOSSES_NOT_LOG, "the step, and the loss")
 
 
 def _rule_is_right(submission, rule, rng, public) -> bool:
@@ -363,7 +377,7 @@ def _sweep_axes(data) -> tuple:
 @pytest.mark.task("lr_sweep")
 def test_sweep_plot_has_a_logarithmic_x_axis_and_axis_labels(submission):
     ax, _ = _sweep_axes(submission.probe("sweep_plot"))
-    _assert_log_scale_and_labels(ax, "x", "sweep", "the learning rates span orders of magnitude",
+    _assert_log_scale_and_labels(ax, "x", "sweep", RATES_NOT_LOG,
                                  "the learning rate, and the final loss")
 
 

@@ -139,10 +139,10 @@ def assert_partition(found, network, where) -> None:
         wrong = next(c for c in expected if c not in got)
         mine = next(c for c in got if wrong[0] in c)
         raise AssertionError(
-            f"forward_order on {where}: the strongly connected components are wrong: {wrong[0]!r} "
-            f"is in a component of {len(wrong)} node(s), {_few(wrong)}, but yours of "
-            f"{len(mine)} node(s) is {_few(mine)}. A component is a set of nodes in which each "
-            f"reaches every other one along the edges node -> operand")
+            f"forward_order on {where}: the strongly connected components are wrong. The first "
+            f"difference is at {wrong[0]!r}: it is in a component of {len(wrong)} node(s), "
+            f"{_few(wrong)}, but yours of {len(mine)} node(s) is {_few(mine)}. A component is a "
+            f"set of nodes in which each reaches every other one along the edges node -> operand")
 
 
 def _few(names, most=6) -> str:
@@ -155,8 +155,9 @@ def assert_order(found, network, where) -> None:
         for name in component:
             for a in node_operands(network, name):
                 assert position[a] <= i, (
-                    f"forward_order on {where}: {name!r} (component {i}) reads {a!r}, which comes "
-                    f"later (component {position[a]}): each component must come after the "
+                    f"forward_order on {where}: the components are out of order. The first "
+                    f"difference is at {name!r} (component {i}): it reads {a!r}, which comes "
+                    f"later (component {position[a]}); each component must come after the "
                     f"components it reads from")
 
 
@@ -167,9 +168,10 @@ def assert_loop_order(found, network, where) -> None:
             if network[name][0] != "delay":
                 late = [a for a in node_operands(network, name) if a in component and a not in seen]
                 assert not late, (
-                    f"forward_order on {where}: in the loop {_few(component)}, {name!r} comes "
-                    f"before its operand {late[0]!r}; inside a loop each node comes after its "
-                    f"operands, only a delay node's source may come later")
+                    f"forward_order on {where}: the loop {_few(component)} is out of order. The "
+                    f"first difference is at {name!r}: it comes before its operand "
+                    f"{late[0]!r}; inside a loop each node comes after its operands, only a "
+                    f"delay node's source may come later")
             seen.add(name)
 
 

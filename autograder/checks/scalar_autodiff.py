@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import LOCATED, NAMES, misconception, pairs
+from autograder.grading.checking import LOCATED, NAMES, diagnosed, misconception, pairs
 from autograder.sandbox.errors import ProbeError
 from dp import relative_error
 
@@ -304,17 +304,24 @@ def check_graph(submission, expect, program, inputs, what, bounded=False, twice=
                 f"topological order ({what}: {describe(program, inputs)})") from None
         raise
     where = f"backward() {'called twice ' if twice else ''}on {what} ({describe(program, inputs)})"
-    expect(received["grad"], 1.0, f"{where}: the grad of the output itself")
+    expect(received["grad"], 1.0, f"{where}: the grad of the output itself",
+           hint=lambda: SEED_NOT_ONE)
     expected = ref.program_gradients(program, inputs)
     mistakes = ref.misconceptions.program_gradients(program, inputs)
     node_grads = ref.hint.node_gradients(program, inputs) \
         if len(inputs) + len(program) <= LOCATED_NODES else None      # asked for on every run
-    hint = (lambda: "; the second call added to the grads that the first one left: set the "
-            "grad of every node of the graph to 0 before accumulating") if twice else (
+    hint = (lambda: NOT_RESET) if twice else (
         lambda: _named_or_located(received, expected, mistakes, node_grads, program, inputs))
     for i, (got, want) in enumerate(pairs(received["input_grads"], expected,
                                           f"{where}: input gradients")):
         expect(got, want, f"{where}: d out/dx{i}", hint=hint)
+
+
+SEED_NOT_ONE = diagnosed("output_grad_not_one", "the output's own grad is not 1: backward "
+                         "starts from d out/d out = 1, the seed, before it visits any node")
+NOT_RESET = diagnosed("gradients_not_reset", "the grads are not reset between two calls: the "
+                      "second call added to the grads that the first one left (set the grad of "
+                      "every node of the graph to 0 before accumulating)")
 
 
 def _named_or_located(received, expected, mistakes, node_grads, program, inputs) -> str:

@@ -17,7 +17,8 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import misconception, rel_error, shape_located, within
+from autograder.grading.checking import (diagnosed, located, misconception, rel_error,
+                                         shape_located, within)
 
 ref = references.of(__name__)
 
@@ -244,17 +245,22 @@ def _panels(data) -> dict:
     return panels
 
 
+NOT_LOG = diagnosed("statistics_plot_not_logarithmic",
+                    "the y axis is not logarithmic, where the standard deviations range over 20 "
+                    "orders of magnitude (ax.set_yscale('log'))")
+
+
 @pytest.mark.task("activation_statistics")
 def test_plot_has_a_panel_per_activation_with_logarithmic_y_axis(submission):
     for activation, (ax, lines) in _panels(submission.probe("plot")).items():
         assert ax["yscale"] == "log", (
-            f"the {activation!r} axes must have a logarithmic y axis (ax.set_yscale('log')), not "
-            f"{ax['yscale']}: the standard deviations range over 20 orders of magnitude")
+            f"the y axis of the {activation!r} axes is {ax['yscale']}{NOT_LOG}")
         assert ax["xlabel"].strip(), f"label the x axis of the {activation!r} axes (ax.set_xlabel)"
         for name, line in lines.items():
-            assert np.array_equal(line["x"], np.arange(1, len(line["y"]) + 1)), (
-                f"{activation!r} axes, line {name!r}: the x values must be the layer numbers 1, 2, ..., "
-                f"not {np.round(line['x'], 3).tolist()}")
+            layers = np.arange(1, len(line["y"]) + 1)
+            assert np.array_equal(line["x"], layers), (
+                f"{activation!r} axes, line {name!r}: the x values must be the layer numbers 1, "
+                f"2, ..., not {np.round(line['x'], 3).tolist()}" + located(line["x"], layers))
 
 
 # -- activation_statistics: the experiment the plot shows -----------------------------------------

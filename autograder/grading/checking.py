@@ -8,8 +8,11 @@ The errors never broadcast: an array of another shape than the reference (an emp
 of shape (1, 1) that NumPy would stretch) is infinitely wrong, whatever its values."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from .. import references
 from ..references import DERIVED, OPAQUE, RANK, SITE
 from ..sandbox.errors import ProbeError, ProbeTimeout
 
@@ -234,6 +237,15 @@ class on_the_whole:
             yield from group
 
 
+def diagnosed(name: str, why: str) -> str:
+    """The end of a message that names the mistake `name` which the calling check recognises by
+    what the code does (`references.behaviour`, registered in its notebook's catalogue): NAMES +
+    `why`, the form and the words of every known mistake, which the class report ranks. Call it
+    at import time, in the checks module, so that the catalogue has it before any message."""
+    module = sys._getframe(1).f_globals["__name__"]
+    return NAMES + references.behaviour(name, why, module).why
+
+
 def _derived_named(matches: list) -> list:
     """The explanations to name of the derived mistakes [(id, why)] that a reply equals: of each
     line changed (the id's site, derived.SITE), those of its best rank (a mutation that gives
@@ -272,8 +284,9 @@ def located(got, expected, close=None) -> str:
 
     A list or dict: its first item that differs (by `close`, else 1e-6 relative), then that
     item. Numbers: a constant factor (got = c expected, c = <got, expected> / <expected,
-    expected>); a constant offset; a transpose; a shift by one along an axis; else the first entry that differs (in
-    C order) and how many entries differ, and the one index along an axis that holds them all."""
+    expected>); a constant offset; a transpose; the order reversed along an axis; a shift by one
+    along an axis; else the first entry that differs (in C order) and how many entries differ,
+    and the one index along an axis that holds them all."""
     close = close or within(1e-6)
     if _close(close, got, expected):
         return ""
@@ -367,6 +380,10 @@ def _array_located(got, expected) -> str:
                 f"{'plus' if shift > 0 else 'minus'} {abs(shift):.6g}.")
     if got.ndim == 2 and got.shape[0] == got.shape[1] and np.allclose(got, expected.T):
         return f"{LOCATED}: the received array is the expected one transposed."
+    for axis in range(got.ndim):
+        if got.shape[axis] > 1 and np.allclose(got, np.flip(expected, axis)):
+            return (f"{LOCATED}: the received values are the expected ones in reverse order"
+                    + (f" along axis {axis}." if got.ndim > 1 else "."))
     for axis in range(got.ndim):
         n = got.shape[axis]
         if n > 2:
@@ -515,11 +532,10 @@ def digit_labels(predicted, labels) -> np.ndarray:
     return predicted
 
 
-def assert_log_scale_and_labels(ax, axis, plot, why, what, name="ax") -> None:
+def assert_log_scale_and_labels(ax, axis, plot, not_log, what, name="ax") -> None:
     """The `axis` ("x" or "y") of the `plot`'s axes (the figure data `ax`, drawn on the notebook's
-    axes `name`) is logarithmic, and both axes are labelled."""
-    assert ax[f"{axis}scale"] == "log", (
-        f"the {axis} axis of the {plot} must be logarithmic ({name}.set_{axis}scale('log')), not "
-        f"{ax[f'{axis}scale']}: {why}")
+    axes `name`) is logarithmic, else the message ends with `not_log` (the calling check's
+    `diagnosed` mistake); and both axes are labelled."""
+    assert ax[f"{axis}scale"] == "log", f"the {axis} axis of the {plot} is {ax[f'{axis}scale']}{not_log}"
     assert ax["xlabel"].strip() and ax["ylabel"].strip(), (
         f"label both axes of the {plot} ({name}.set_xlabel, {name}.set_ylabel): {what}")

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..probes.schema import Array, Either, Flag, Hint, Items, Number, Record, Spec, Table, Text
+from .checking import shape_located
 
 MAX_KEY = 100          # characters of a dict key
 
@@ -96,11 +97,18 @@ def _array(value, spec, where, depth):
         _fail(where, f"has dtype {value.dtype}, expected {describe(spec)}", depth)
     if spec.shape is not None and (value.ndim != len(spec.shape) or any(
             n is not None and n != m for n, m in zip(spec.shape, value.shape))):
-        _fail(where, f"has shape {value.shape}, expected {describe(spec)}", depth)
+        _fail(where, f"has shape {value.shape}, expected {describe(spec)}"
+              f"{_shape_departs(value.shape, spec.shape)}", depth)
     if value.size > spec.max_size:
         _fail(where, f"has {value.size:,} elements, more than the {spec.max_size:,} allowed", depth)
     if spec.finite and spec.dtype == "float" and not np.all(np.isfinite(value)):
         _fail(where, "has values that are not finite (nan or inf), expected finite numbers", depth)
+
+
+def _shape_departs(shape, wanted) -> str:
+    """How `shape` departs from the `wanted` one (checking.shape_located), where the spec fixes
+    every axis: transposed, off by one along an axis, an axis missing or extra."""
+    return "" if any(n is None for n in wanted) else shape_located(shape, wanted)
 
 
 def _check(value, spec, where, depth):

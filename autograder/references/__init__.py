@@ -244,6 +244,24 @@ def misconception(of: str, why: str, *, name: str | None = None, **where):
     return register
 
 
+def behaviour(name: str, why: str, module: str) -> Misconception:
+    """Register the known mistake `name` that a check of `module` recognises by what the code
+    does (a mask drawn once and reused, an array changed in place, a loss that went down where
+    it must go up), not by a value a reference computes: in the catalogue of `module`'s notebook,
+    as `misconception` registers one, so that a message names it in the same words and the class
+    report ranks it with the others. It has no value: no reply is compared with it."""
+    entry = Misconception(name, BEHAVIOUR, why, {}, _no_value, _kind(module))
+    _catalogue.setdefault(_notebook(module), {})[entry.id] = entry
+    return entry
+
+
+BEHAVIOUR = "behaviour"     # what a behaviour's entry is `of`: no function, so no value
+
+
+def _no_value(*args, **kwargs):
+    return None
+
+
 def _kind(module_name: str) -> str:
     return "references" if module_name.startswith(__name__ + ".") else "checks"
 
