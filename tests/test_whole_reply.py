@@ -61,3 +61,23 @@ def test_the_parts_are_read_where_the_caller_says_and_each_compared_once():
     assert misconception(REPLY["b"], EXPECTED["b"], mistakes, CLOSE,
                          lambda v: v["values"]["b"]).startswith(NAMES)
     assert calls == ["a", "b"]
+
+
+def test_a_value_that_unrelated_changes_give_stays_unnamed_when_only_one_explains_the_whole():
+    """b all zeros: three lines give it by changes of different kinds, and only one of them
+    gives a too. A zero that many unrelated changes give says nothing about which one the
+    student made; leaving out those that explain only b must not make the one left look sure."""
+    reply = {"a": np.array([1.0, 2.0]), "b": np.zeros(2)}
+
+    def at(line, kind, a):
+        return [f"{DERIVED}f@m:{line}#0.{kind}", f"the computation with one change: {kind}",
+                {"a": np.array(a), "b": np.zeros(2)}]
+    mistakes = [at(1, "sign", [1.0, 2.0]), at(2, "order", [0.0, 0.0]), at(3, "axis", [3.0, 3.0])]
+    message = misconception(reply["b"], EXPECTED["b"], on_the_whole(mistakes, reply, CLOSE),
+                            CLOSE, "b")
+    assert NAMES not in message and message.startswith(LOCATED), message
+    # with the two others giving another b, the one that explains the whole reply is named
+    alone = [mistakes[0]] + [[id_, why, {**value, "b": np.ones(2)}] for id_, why, value in
+                             mistakes[1:]]
+    assert misconception(reply["b"], EXPECTED["b"], on_the_whole(alone, reply, CLOSE), CLOSE,
+                         "b") == NAMES + "the computation with one change: sign"

@@ -200,15 +200,16 @@ def misconception(got, expected, variants, close, part=None) -> str:
 
 class on_the_whole:
     """`mistakes` (as `misconception` reads them) for a reply of several parts that a check
-    compares one by one: a mistake derived from the reference's code is kept only when its value
-    agrees with every part of the `reply` ({key: part}), each by `close` (the check's comparison
-    of one part; a mistake's part is `value_of(value, key)`). A derived mistake is a whole
-    program: the student's is that program only if each part of what theirs returned is that
-    program's. One that gives the failing part by a coincidence of these inputs (a factor that is
-    1 here) but leaves another part of the reply unexplained is not named, and the message
-    locates the difference instead. The catalogue's mistakes are kept as they are (a
-    hand-written mistake may be one of several in a reply); nothing is computed before a
-    message reads it."""
+    compares one by one: a mistake derived from the reference's code may be named only when its
+    value agrees with every part of the `reply` ({key: part}), each by `close` (the check's
+    comparison of one part; a mistake's part is `value_of(value, key)`). A derived mistake is a
+    whole program: the student's is that program only if each part of what theirs returned is
+    that program's. One that gives the failing part by a coincidence of these inputs (a factor
+    that is 1 here) but leaves another part of the reply unexplained keeps its id and value with
+    no explanation (None): it still counts among the lines that give the failing part, so that
+    a value many unrelated changes give stays unnamed (`_derived_named`), but it is never named
+    itself. The catalogue's mistakes are kept as they are (a hand-written mistake may be one of
+    several in a reply); nothing is computed before a message reads it."""
 
     def __init__(self, mistakes, reply: dict, close, value_of=lambda value, key: value[key]):
         self._mistakes, self._reply, self._close, self._value_of = \
@@ -228,8 +229,8 @@ class on_the_whole:
         groups = mistakes.parts() if hasattr(mistakes, "parts") else [mistakes or ()]
         for i, group in enumerate(groups):
             if i == len(self._kept):
-                self._kept.append([m for m in group if not str(m[0]).startswith(DERIVED)
-                                   or self._agrees(m[2])])
+                self._kept.append([m if not str(m[0]).startswith(DERIVED) or self._agrees(m[2])
+                                   else [m[0], None, m[2]] for m in group])
             yield self._kept[i]
 
     def __iter__(self):
@@ -254,7 +255,8 @@ def _derived_named(matches: list) -> list:
     (wording.kind: unrelated changes that all give this value say nothing about which the
     student made, and the message locates the difference instead). A line whose best change
     has rank OPAQUE (its explanation says only the kinds of what was dropped or swapped) counts
-    among the lines, and is not named: the message locates the difference instead."""
+    among the lines, and is not named: the message locates the difference instead; so does a
+    mistake without an explanation (None: `on_the_whole`, one that explains only this part)."""
     best = {}
     for id_, why in matches:
         site, _, rank = id_.rpartition(SITE)[2].rpartition(RANK)
@@ -271,7 +273,7 @@ def _derived_named(matches: list) -> list:
     # best change only says the kinds of what it dropped or swapped (OPAQUE) is not named
     lines = sorted((line for line in best.values() if line[0] < OPAQUE), key=lambda line: line[0])
     ordered = [pairs[0] for _, pairs in lines] + [p for _, pairs in lines for p in pairs[1:]]
-    return [why for _, why in ordered][:DERIVED_NAMED]
+    return [why for _, why in ordered if why is not None][:DERIVED_NAMED]
 
 
 # how a message starts the sentence that says where a reply that no mistake names goes wrong
