@@ -157,8 +157,9 @@ def test_loss_is_finite_when_a_prediction_is_exactly_right(submission):
     expected, _ = ref.bce(p, y)
     assert np.isfinite(value) and abs(value - expected) < 1e-5, (
         f"bce_loss(p, y) with p = {p.ravel().tolist()} and y = {y.ravel().tolist()} is {value:.6g}, "
-        f"expected {expected:.6g}{NOT_CLIPPED}")
-    assert grad is not None and np.all(np.isfinite(grad)), (
+        f"expected {expected:.6g}" + ("" if np.isfinite(value) else NOT_CLIPPED))
+    assert grad is not None, f"bce_loss at p = {p.ravel().tolist()} gives no gradient for p"
+    assert np.all(np.isfinite(grad)), (
         f"the gradient of bce_loss at p = {p.ravel().tolist()} is not finite: {grad}{NOT_CLIPPED}"
         f" (with dp.maximum and dp.minimum)")
 

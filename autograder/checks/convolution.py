@@ -198,11 +198,17 @@ def _assert_accurate(labels, y, what, assignment, metrics, metric) -> None:
 
 
 def _parameters(params: dict) -> dict:
-    """The trained network's parameters, checked against HistogramNet's names and shapes."""
+    """The trained network's parameters, checked against HistogramNet's names and shapes, and
+    finite (the histograms `test_predict_gives_the_networks_decisions` asks about next are
+    chosen by f)."""
     shapes = {name: getattr(value, "shape", None) for name, value in params.items()}
     assert shapes == PARAMETERS, (
         f"the grader recomputes f from net's parameters, which must be those of HistogramNet "
         f"{PARAMETERS}; net has {shapes}")
+    broken = sorted(name for name, value in params.items() if not np.all(np.isfinite(value)))
+    assert not broken, (
+        f"net's trained parameters {broken} hold NaN or infinite values: the training diverged "
+        f"(a learning rate too large?)")
     return params
 
 
@@ -258,23 +264,44 @@ def test_the_trained_parameters_classify_through_the_graders_network(submission,
 NEAR_TIE = 1e-9    # |f| below which the grader's forward pass and the notebook's may decide apart
 
 
+NEW = 1000        # new histograms (`test_predict_gives_the_networks_decisions`)
+ACROSS = 8        # pairs of histograms on either side of net's boundary (`_across_the_boundary`)
+ALONG = 128       # histograms on the segment between the two of a pair
+
+
+def _across_the_boundary(x, f) -> np.ndarray:
+    """Histograms near net's decision boundary, where a wrong threshold shows: ALONG points on
+    each segment from a histogram of f < 0 to one of f > 0 (a mixture of two histograms is a
+    histogram), ACROSS pairs; none when net puts every histogram on one side."""
+    below, above = np.flatnonzero(f < 0)[:ACROSS], np.flatnonzero(f > 0)[:ACROSS]
+    n = min(len(below), len(above))
+    t = np.linspace(0, 1, ALONG)[None, :, None]
+    return ((1 - t) * x[below[:n], None] + t * x[above[:n], None]).reshape(-1, x.shape[1])
+
+
 @pytest.mark.task("histogram_classifier")
 def test_predict_gives_the_networks_decisions(submission, rng, public):
-    """predict is net's decision, class 1 where f > 0: an accuracy above the bar does not show a
-    wrong threshold (f > 0.5 on a logit), since few histograms have f near 0."""
-    x, _ = histograms(1000, rng)
+    """predict is net's decision, class 1 where f > 0, on new histograms and on histograms
+    between two of them on either side of net's boundary: an accuracy above the bar does not
+    show a wrong threshold (f > 0.5 on a logit), since few histograms have f near 0."""
+    x, _ = histograms(NEW, rng)
+    model = submission.probe("model", histograms=x)
+    params = _parameters(model["params"])
+    x = np.concatenate([x, _across_the_boundary(x, _f(params, x, model, public))])
     reply = submission.probe("predict", histograms=x)
     assert not isinstance(reply, dict) and reply.size == len(x), (
         f"predict(histograms) must return {len(x)} labels, one per histogram, not "
         f"{reply['not_array'] if isinstance(reply, dict) else f'shape {reply.shape}'}")
     predicted = np.ravel(reply)
     model = submission.probe("model", histograms=x)
-    f = _f(_parameters(model["params"]), x, model, public)
+    f = _f(params, x, model, public)
     with np.errstate(invalid="ignore"):       # f of NaN is no decision: it never agrees
         differ = np.flatnonzero((predicted != (f > 0)) & ~(np.abs(f) <= NEAR_TIE) | np.isnan(f))
     assert not differ.size, (
         f"predict(histograms) is not net's decision on {differ.size} of {len(x)} histograms: "
-        f"for histogram {differ[0]}, f = {f[differ[0]]:.4g} and predict gives "
+        f"for histogram {differ[0]}"
+        f"{' (a mixture of two on either side of the boundary)' if differ[0] >= NEW else ''}, "
+        f"f = {f[differ[0]]:.4g} and predict gives "
         f"{predicted[differ[0]]:g}; the label is 1 where f > 0 (f is a logit: its boundary is 0, "
         f"that of the probability sigmoid(f) is 0.5)")
 

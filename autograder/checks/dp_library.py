@@ -17,7 +17,7 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import misconception, on_the_whole, probe
+from autograder.grading.checking import diagnosed, misconception, on_the_whole, probe
 from dp import Node, relative_error
 
 ref = references.of(__name__)
@@ -274,6 +274,41 @@ def test_set_param_changes_the_forward_pass(submission, rng, public, expect):
            f"forward(x) with x of shape {x.shape} after set_param on {where} (does your Layer "
            f"compute act(x W + b), with the ReLU in a ReLU layer?)",
            ref.misconceptions.network_output(layers, params, x))
+    unreached = sorted(name for name, reached in received["reached"].items() if not reached)
+    assert not unreached, (
+        f"forward(x) on {where} is not computed from the parameters {unreached}: no gradient "
+        f"can reach them{NOT_IN_THE_GRAPH}")
+
+
+NOT_IN_THE_GRAPH = diagnosed(
+    "parameter_used_by_its_value", "a layer computes with a parameter's value (an array), not "
+    "with its Node: the output does not depend on that leaf in the graph, so get_grad gives it "
+    "no gradient (use self.W and self.b themselves)")
+
+WIDE = [["ReLU_Layer", 400, 100], ["Linear_Layer", 100, 400]]    # n_in != n_out: fans told apart
+SPREAD = 0.05     # the standard deviation of 40,000 draws is within 0.4% (one standard error)
+
+
+@pytest.mark.task("model_layers")
+def test_weights_start_with_the_variance_of_their_layer(submission):
+    """W ~ N(0, 2 / n_in) in a ReLU layer (He) and N(0, 1 / n_in) in a linear one, b zeros, on
+    layers wide enough that the standard deviation of the draws is known to within SPREAD: a
+    variance over n_out, a standard deviation taken for the variance, one variance for both
+    kinds of layer all miss it by far more."""
+    where = f"a new network with {describe_net(WIDE)}"
+    received = probe(submission, "initial_params", f"in {where}", layers=WIDE)
+    check_names(received, {f"h{i}_{p}": np.zeros(shape) for i, (_, n_in, n_out) in enumerate(WIDE)
+                           for p, shape in (("W", (n_in, n_out)), ("b", (1, n_out)))},
+                f"get_param() of {where}")
+    for i, (factory, n_in, _) in enumerate(WIDE):
+        weights, gain = received[f"h{i}_W"], 2.0 if factory == "ReLU_Layer" else 1.0
+        right = np.sqrt(gain / n_in)
+        std, mean = float(weights.std()), float(weights.mean())
+        assert abs(std / right - 1) <= SPREAD and abs(mean) <= SPREAD * right, (
+            f"get_param() of {where}: the weights h{i}_W have mean {mean:.3g} and standard "
+            f"deviation {std:.4g}, {std / right:.3g} times the {right:.4g} of N(0, {gain:g} / "
+            f"n_in) with n_in = {n_in}, which a {factory} draws from")
+        assert not np.any(received[f"h{i}_b"]), f"get_param() of {where}: the bias h{i}_b must start at zero"
 
 
 # -- training_loop ---------------------------------------------------------------------------------

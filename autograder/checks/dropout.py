@@ -221,6 +221,37 @@ def test_gradient_is_the_upstream_masked_and_scaled_like_the_output(submission, 
             f"as the output)" + (named or other_mask))
 
 
+@pytest.mark.task("dropout_backward")
+def test_two_calls_before_a_backward_pass_keep_their_own_masks(submission, rng, public):
+    """The layer called twice on x (a layer used twice in a network, or two forward passes
+    before one backward): each output's gradient goes through its own mask, so that of
+    sum(u * y1) + sum(v * y2) is u * y1 / x + v * y2 / x. A mask kept on the layer (self.mask)
+    and used by the backward pass is the second call's for both."""
+    acts_in_training(submission, rng, public, "there is no dropout to backpropagate through")
+    p, x = random_p(rng, public), random_input(rng, public)
+    u, v = rng.normal(size=x.shape), rng.normal(size=x.shape)
+    out = submission.probe("twice_gradient", p=p, x=x, u=u, v=v, seed=_seed(rng))
+    assert out["grad"] is not None and out["first"].shape == out["second"].shape == x.shape, (
+        "two forward passes of one layer on x gave no gradient with respect to x, or outputs of "
+        "another shape than x's")
+    expected = upstream_through(u, out["first"], x) + upstream_through(v, out["second"], x)
+    if np.allclose(out["grad"], expected, rtol=1e-10, atol=1e-12):
+        return
+    i = _index(np.argmax(np.abs(out["grad"] - expected)), x.shape)
+    shared = np.allclose(out["grad"], upstream_through(u + v, out["second"], x), rtol=1e-10,
+                         atol=1e-12)
+    raise AssertionError(
+        f"with p = {p:.3f}, the layer called twice on x, y1 and y2, and L = sum(u * y1) + "
+        f"sum(v * y2): the gradient at {i} is {out['grad'][i] + 0.0:.4g}, expected u * y1 / x + "
+        f"v * y2 / x = {expected[i]:.4g}" + (MASK_OVERWRITTEN if shared else ""))
+
+
+MASK_OVERWRITTEN = diagnosed(
+    "mask_overwritten_by_the_next_call", "the backward pass reads the mask from the layer "
+    "(self.mask), which the next forward pass overwrote: each output's backward must keep the "
+    "mask of its own forward pass (a variable of forward that backward closes over)")
+
+
 # -- dropout_eval ---------------------------------------------------------------------------------
 def evaluated(x, p) -> np.ndarray:
     """The layer's output in evaluation mode: x itself."""
@@ -270,6 +301,24 @@ def test_model_eval_switches_the_layer_off(submission, rng, public):
         "net.eval() did not set the layer's `training` to False: MyDropout must be a dp.Layer")
     assert np.array_equal(out["value"], x), (
         "in a dp Model switched to evaluation mode with net.eval(), the layer changed its input")
+
+
+@pytest.mark.task("dropout_eval")
+def test_training_mode_drops_again_after_evaluation(submission, rng, public):
+    """net.eval(), a forward pass, net.train(): the layer drops units again. Evaluation mode
+    must change only `training`, not the layer's p or its mask (the chance that none of the
+    units of AGAIN passes is dropped is below 1e-10). How the kept units are scaled is
+    dropout_forward's."""
+    p, x = random_p(rng, public), random_input(rng, public)
+    again = submission.probe("model_eval", p=p, x=x, seed=_seed(rng))["again"]
+    assert again is not None, (
+        "after net.eval() and net.train(), the layer's output has another shape than its input")
+    dropped = again == 0
+    assert dropped.any(), (
+        f"after net.eval() and then net.train(), {len(again)} forward passes in training mode "
+        f"dropped no unit (p = {p:.3f}): evaluation mode must leave the layer as it was, and "
+        f"switch only `training`")
+
 
 
 # -- forgot_eval: a question graded automatically (autograder/grading/answers.py) ------------------

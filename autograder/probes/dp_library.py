@@ -20,7 +20,7 @@ import contextlib
 
 import numpy as np
 
-from .schema import Array, Either, Items, Number, Optional, Table, TypeName
+from .schema import Array, Either, Flag, Items, Number, Optional, Table, TypeName
 
 # op -> (function, number of Node operands)
 _OPS = {
@@ -114,11 +114,29 @@ def initial_params(ns, layers):
 
 
 def model_params(ns, layers, params, x):
-    """get_param() and the forward pass on x after set_param(params)."""
+    """get_param() and the forward pass on x after set_param(params), and which parameters the
+    output is computed from ({name: bool}: whether a path of `parents` leads back to the node
+    that holds it, the given Node's structure; the student's grad is not called)."""
     with _random_state_kept(ns):
         net = _network(ns, layers)
     net.set_param({name: _array(value) for name, value in params.items()})
-    return {"after": _snapshot(net.get_param()), "output": _array(net.forward(_array(x)).value)}
+    out = net.forward(_array(x))
+    found = _ancestors(out)
+    return {"after": _snapshot(net.get_param()), "output": _array(out.value),
+            "reached": {name: any(getattr(n, "name", None) == name for n in found)
+                        for name in params}}
+
+
+def _ancestors(out) -> list:
+    """The nodes that `out` is computed from, along `parents` ((input, grad_fn), ...)."""
+    seen, stack, found = set(), [out], []
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            found.append(node)
+            stack.extend(parent for parent, _ in getattr(node, "parents", ()) or ())
+    return found
 
 
 # -- training ------------------------------------------------------------------------------------
@@ -202,7 +220,8 @@ REPLIES = {   # the gradients may hold nan or inf: the checks say where
         _grads(*inputs), {"type": TypeName("dict")}),
     "initial_params": lambda layers: _params(layers, finite=True),
     "model_params": lambda layers, params, x: {
-        "after": _params(layers), "output": Array((len(x), layers[-1][2]), finite=False)},
+        "after": _params(layers), "output": Array((len(x), layers[-1][2]), finite=False),
+        "reached": {name: Flag() for name in params}},
     "train": lambda params, gradients, losses, x, y, steps=None: {   # the scripted model
         "params": {name: Array(np.shape(value), finite=False) for name, value in params.items()},
         "losses": Optional(Items(Number(finite=False), max_len=1_000_000)),

@@ -48,6 +48,19 @@ def train_gradient(ns, p, x, u, seed):
     return {**_output(out), "grad": _gradient(out, u)}
 
 
+def twice_gradient(ns, p, x, u, v, seed):
+    """Two forward passes of one layer in training mode on the same x before any backward pass,
+    and the gradient of sum(u * first) + sum(v * second) with respect to x."""
+    layer, leaf = _layer(ns, p, seed), Node(x, "x")
+    first, second = layer(leaf), layer(leaf)
+    values = [_output(out) for out in (first, second)]
+    grad = None
+    if all(isinstance(out, Node) and out.shape == np.shape(x) for out in (first, second)):
+        grad = ((first * u).sum() + (second * v).sum()).grad(1).get("x")
+    return {"first": values[0]["value"], "second": values[1]["value"],
+            "grad": None if grad is None else np.asarray(grad, dtype=float)}
+
+
 def eval_gradient(ns, p, x, u, seed):
     """Two forward passes in evaluation mode, the gradient of sum(u * output) with respect to x,
     and whether the layer drew random numbers."""
@@ -60,8 +73,13 @@ def eval_gradient(ns, p, x, u, seed):
             "drew_random_numbers": rng.bit_generator.state != before}
 
 
+AGAIN = 20      # forward passes in training mode after evaluation (`model_eval`)
+
+
 def model_eval(ns, p, x, seed):
-    """The layer inside a dp Model switched to evaluation mode with `net.eval()`."""
+    """The layer inside a dp Model switched to evaluation mode with `net.eval()`, and then back
+    to training mode with `net.train()`: AGAIN outputs of that, each (or None for a reply of
+    another shape)."""
     class Net(dp.Model):
         def __init__(self):
             super().__init__()
@@ -71,7 +89,11 @@ def model_eval(ns, p, x, seed):
             return self.drop(x)
 
     net = Net().eval()
-    return {**_output(net.forward(Node(x, "x"))), "training": bool(net.drop.training)}
+    evaluated = {**_output(net.forward(Node(x, "x"))), "training": bool(net.drop.training)}
+    net.train()
+    again = [_output(net.forward(Node(x, "x")))["value"] for _ in range(AGAIN)]
+    same = all(a.shape == np.shape(x) for a in again)
+    return {**evaluated, "again": np.stack(again) if same else None}
 
 
 def _output_reply(x, **more):
@@ -89,7 +111,10 @@ REPLIES = {
          "shape": Hint(Items(Number(integer=True), np.ndim(x))), "type": Hint(TypeName())},
         {"values": None, "shape": Items(Number(integer=True), max_len=32), "type": TypeName()}),
     "train_gradient": lambda p, x, u, seed: _output_reply(x, grad=_grad(x)),
+    "twice_gradient": lambda p, x, u, v, seed: {
+        "first": AnyShape(x), "second": AnyShape(x), "grad": _grad(x)},
     "eval_gradient": lambda p, x, u, seed: _output_reply(
         x, second=AnyShape(x), grad=_grad(x), drew_random_numbers=Flag()),
-    "model_eval": lambda p, x, seed: _output_reply(x, training=Flag()),
+    "model_eval": lambda p, x, seed: _output_reply(
+        x, training=Flag(), again=Optional(Array((AGAIN, *np.shape(x)), finite=False))),
 }

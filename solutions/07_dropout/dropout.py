@@ -97,7 +97,10 @@ from dp import custom_op   # custom_op(name, value, (operand, backward), ...) ->
 #   that shape whose entries are 0 with probability $p$ and $1 / (1 - p)$ otherwise.
 # * `forward(x)`: in training mode, draw one scale mask and return a new node with value
 #   $x \odot s$ and the backward pass $g \mapsto g \odot s$, using `custom_op`. In evaluation mode
-#   (and for $p = 0$), return `x` itself.
+#   (and for $p = 0$), return `x` itself. A layer may be called again before the first call's
+#   backward pass runs (a layer used twice in a network): each call's backward pass uses the
+#   mask of its own call. Evaluation mode changes nothing but `training`: back in training
+#   mode, the layer drops units as before.
 #
 # Write the backward pass yourself with `custom_op`, even though `x * Node(s)` would let `dp`
 # derive it: here it is the exercise.

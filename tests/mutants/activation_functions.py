@@ -74,12 +74,12 @@ CASCADES = [
 # are measured: never given a mistake here.
 NAMED = {
     "sign_flipped": "bce_negated",
+    "no_clipping": "p_not_clipped",
+    "linear_y_axis": "gradient_plot_not_logarithmic",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "hidden_width_10": "a wrong shape: the network's parameters are not those specified",
-    "no_clipping": "a non-finite value (log 0) where p is 0 or 1, not a value to equal",
-    "linear_y_axis": "a plot's axis scale",
     "labels_swapped": "a plot's labels",
     "layers_numbered_from_0": "a plot's x values (its layout)",
 }

@@ -98,6 +98,4 @@ UNNAMEABLE = {
     "too_few_steps": "the attack's path, checked by its properties (it ends with f > 0)",
     "no_stop": "the attack's path, checked by its properties (it stops at the first f > 0)",
     "input_gradient_valid": "a wrong shape, which the check says",
-    "descends": "the attack's path, checked by its properties (it ends with f > 0)",
-    "giant_step": "the attack's path, checked by its properties (small steps)",
 }

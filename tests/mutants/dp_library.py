@@ -26,6 +26,14 @@ MUTANTS = [
            'self.b = Node(np.zeros((1, n_out)), f"{name}_b")',
            'self.b = Node(np.zeros((1, n_out)), f"{name}_bias")',
            "the bias named h1_bias instead of the library's h1_b"),
+    Mutant(A, "model_layers", "variance_over_n_out",
+           'variance = (2.0 if activation == "relu" else 1.0) / n_in',
+           'variance = (2.0 if activation == "relu" else 1.0) / n_out',
+           "the initial weights' variance divided by the layer's fan-out instead of its fan-in"),
+    Mutant(A, "model_layers", "bias_used_by_its_value",
+           "h = x.dot(self.W) + self.b", "h = x.dot(self.W) + self.b.value",
+           "the bias added as an array: the forward pass is right, but b is no leaf of the graph "
+           "and gets no gradient"),
     # training_loop
     Mutant(A, "training_loop", "one_step_too_few",
            "    for _ in range(steps):\n        grads, loss = net.get_grad(x, y)",
@@ -49,6 +57,7 @@ MUTANTS = [
 NAMED = {
     "no_accumulation": "shares_overwritten",
     "relu_layer_is_linear": "relu_layers_linear",
+    "bias_used_by_its_value": "parameter_used_by_its_value",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
@@ -60,4 +69,5 @@ UNNAMEABLE = {
     "learning_rate_too_small": "a training loop, graded by the loss it reaches",
     "parameters_never_set": "a training loop, graded by the loss it reaches",
     "bias_named_like_the_weights": "a parameter's name: the dict's keys, which the check lists",
+    "variance_over_n_out": "a random draw's spread, a statistic of 40,000 weights: the message says by what factor",
 }

@@ -51,6 +51,19 @@ MUTANTS = [
            "return x                                       # evaluation: the identity",
            "return x * (1 - self.p)",
            "scaling by 1 - p at test time, as non-inverted dropout does, on top of the inverted scaling"),
+    Mutant(A, "dropout_backward", "mask_kept_on_the_layer",
+           "        scale = self.scale_mask(x.shape)\n\n        def backward(g):\n"
+           "            return g * scale                                # the mask of the forward pass\n\n"
+           "        return custom_op(\"dropout\", x.value * scale, (x, backward))",
+           "        self.scale = self.scale_mask(x.shape)\n\n        def backward(g):\n"
+           "            return g * self.scale\n\n"
+           "        return custom_op(\"dropout\", x.value * self.scale, (x, backward))",
+           "the mask kept on the layer: the backward pass of an earlier call uses the mask of the "
+           "last one"),
+    Mutant(A, "dropout_eval", "eval_sets_p_to_zero",
+           "        if not self.training or self.p == 0:\n",
+           "        if not self.training:\n            self.p = 0\n        if self.p == 0:\n",
+           "evaluation mode sets p to 0 for good: back in training mode nothing is dropped"),
 ]
 
 # What the feedback names (issue 19): mutant -> the id of its known mistake in the catalogue
@@ -62,13 +75,14 @@ NAMED = {
     "keep_probability_confused": "p_is_the_keep_probability",
     "gradient_not_scaled": "upstream_not_scaled",
     "non_inverted_eval_scaling": "evaluated_non_inverted",
+    "mask_drawn_once": "mask_reused",
+    "mask_kept_on_the_layer": "mask_overwritten_by_the_next_call",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "mask_shared_by_the_batch": "a mask shared by the rows, a property of the masks, not a value to equal",
-    "mask_drawn_once": "the masks' randomness (a new one each call), a property of many draws",
     "mask_redrawn_in_backward": "a gradient through another random mask, not a value to equal",
     "active_in_eval": "a random mask in evaluation mode, not a value to equal",
-    "global_random_state": "random numbers from another source: not reproducible, no value",
     "graph_cut": "a missing gradient: the value is right, no gradient reaches x",
+    "eval_sets_p_to_zero": "a layer that evaluation left changed: a property of later calls",
 }

@@ -111,15 +111,15 @@ NAMED = {
     "adam_betas_swapped": "adam_beta2_for_m",
     "gradient_norm_plotted": "rosenbrock_gradient_norms",
     "sweep_plots_the_lowest_loss": "lowest_losses",
+    "linear_y_axis": "loss_plot_not_logarithmic",
+    "sweep_linear_x_axis": "sweep_plot_not_logarithmic",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "sweep_spaced_linearly": "a grid's spacing, checked by its decades",
     "momentum_mutates_theta": "a side effect: the path is right, the caller's theta is changed",
-    "linear_y_axis": "a plot's axis scale",
     "labels_swapped": "a plot's labels",
     "without_the_start": "a plot's x values (its layout)",
-    "sweep_linear_x_axis": "a plot's axis scale",
     "sweep_too_narrow": "a sweep's range (its design)",
     "sgd_learning_rate_that_crawls": "a choice of learning rate, checked against a range",
     "adam_default_learning_rate": "a choice of learning rate, checked against a range",

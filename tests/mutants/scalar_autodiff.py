@@ -131,10 +131,9 @@ NAMED = {
     "breadth_first_order": "breadth_first_order",
     "forward_difference": "forward_difference",
     "half_step": "central_difference_over_eps",
+    "grads_never_reset": "gradients_not_reset",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "recursive_topological_sort": "an exception (RecursionError on a deep graph)",
-    "grads_never_reset": "right on every single call; the check of a second call says it in its own "
-                         "words, as the catalogue's references are of one call",
 }

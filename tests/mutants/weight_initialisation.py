@@ -64,10 +64,10 @@ NAMED = {
     "he_without_factor_2": "variance_1_over_fan_in",
     "statistics_before_the_activation": "statistics_before_the_activation",
     "plot_means": "activation_means",
+    "plot_linear_y_axis": "statistics_plot_not_logarithmic",
 }
 # The mutants (held-out ones too) whose bug is no wrong value that a known mistake could equal.
 UNNAMEABLE = {
     "xavier_fans_swapped": "a wrong shape, (fan_out, fan_in), which the shape check says",
     "he_global_random_state": "random numbers from another source: not reproducible, no value",
-    "plot_linear_y_axis": "a plot's axis scale",
 }
