@@ -110,6 +110,8 @@ MISTAKES += [
 ]
 
 # Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+# Written and left out: the sweep scored on the training digits (x_train, y_train); the
+# self-check gives it full marks (grading trains the sweep again).
 MISTAKES += [
     Mistake(A, "mnist_accuracy", "adam_recreated_for_every_step",
             "optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128, seed=0)\n"
