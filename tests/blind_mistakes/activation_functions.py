@@ -130,3 +130,33 @@ MISTAKES += [
             "entry l is layer l, counted from the input; range(10, 0, -1) lists the layers from "
             "the output", ("order", "revers", "output", "first layer", "index"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+# Written and left out: the log scale set on the x axis instead of the y axis
+# (`ax.set_xscale("log")`); the self-check of vanishing_plot gives it full marks.
+MISTAKES += [
+    Mistake(A, "deep_network", "output_uses_the_ninth_layer",
+            "return self.linear[9](h).sigmoid()", "return self.linear[8](h).sigmoid()",
+            "the ten layers are self.linear[0] to self.linear[9]: the output layer is index 9, "
+            "index 8 is the last hidden layer, used a second time",
+            OFF_BY_ONE + ("index", "output layer", "layer 10", "twice"), slow=True),
+    Mistake(A, "bce_loss", "bce_second_weight_y_minus_one",
+            "(1 - y) * (1 - p).log()).mean()", "(y - 1) * (1 - p).log()).mean()",
+            "the weight of the second term is 1 - y; y - 1 flips the sign of the log(1 - p) "
+            "term", SIGN + ("1 - y", "y - 1", "second term"), slow=True),
+    Mistake(A, "bce_loss", "bce_clip_minimum_and_maximum_swapped",
+            "p = dp.minimum(dp.maximum(p, EPS), 1 - EPS)",
+            "p = dp.maximum(dp.minimum(p, EPS), 1 - EPS)",
+            "clipping into [ε, 1-ε] is min(max(p, ε), 1-ε): with minimum and maximum exchanged "
+            "every p becomes 1-ε", ("clip", "minimum", "maximum", "min", "max", "swap",
+                                     "exchang", "1 - eps", "1-ε"), slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_of_squares",
+            "np.abs(grads[f\"layer{l}_W\"]).sum()", "(grads[f\"layer{l}_W\"] ** 2).sum()",
+            "S_l is the sum of the absolute values |dL/dW|, not of their squares",
+            ("abs", "absolute", "square", "**2", "** 2", "l1", "l2"), slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_of_the_global_training_set",
+            "grads, _ = net.get_grad(x, y)", "grads, _ = net.get_grad(x_train, y_train)",
+            "gradient_sums must use the x and y it is given: it reads the notebook's global "
+            "x_train and y_train instead", ("x_train", "global", "argument", "given", "input",
+                                            "data"), slow=True),
+]

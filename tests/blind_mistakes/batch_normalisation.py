@@ -136,3 +136,41 @@ MISTAKES += [
             "evaluation normalises with the running statistics and then scales by γ and shifts "
             "by β; the scale γ is missing", ("gamma", "γ", "scale"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+MISTAKES += [
+    Mistake(A, "batchnorm_forward", "x_hat_not_centred",
+            "x_hat = (x - mean) / std", "x_hat = x / std",
+            "x̂ = (x - μ)/σ: the batch mean is not subtracted before dividing",
+            ("mean", "centr", "subtract", "x - mean", "x - μ"), slow=True),
+    Mistake(A, "batchnorm_backward", "dx_projection_weighs_dy_not_g",
+            "- x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "- x_hat * (dy * x_hat).mean(axis=0, keepdims=True)) / std",
+            "the gradient flowing into x̂ is g = γ·dy: the last term uses dy, which lacks the "
+            "factor γ", GAMMA + ("dy", "g =", "factor"), slow=True),
+    Mistake(A, "batchnorm_backward", "dx_projection_without_x_hat",
+            "- x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "- (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "the term through the variance is x̂ · mean(g·x̂): the factor x̂ in front is dropped",
+            ("x_hat", "x̂", "factor", "missing", "dropped"), slow=True),
+    Mistake(A, "running_statistics", "running_statistics_updated_in_place",
+            "    return (momentum * running_mean + (1 - momentum) * batch_mean,\n"
+            "            momentum * running_var + (1 - momentum) * batch_var)\n",
+            "    running_mean *= momentum\n    running_mean += (1 - momentum) * batch_mean\n"
+            "    running_var *= momentum\n    running_var += (1 - momentum) * batch_var\n"
+            "    return running_mean, running_var\n",
+            "the function must return new arrays: *= and += change the caller's running_mean "
+            "and running_var in place",
+            ("in place", "in-place", "caller", "copy", "mutat", "modif", "changed"), slow=True),
+    Mistake(A, "running_statistics", "running_var_replaced_by_the_batch_var",
+            "momentum * running_var + (1 - momentum) * batch_var)",
+            "batch_var)",
+            "the running variance is a moving average too: it is replaced by the last batch's "
+            "variance", ("running", "average", "momentum", "moving", "last batch", "replac"),
+            slow=True),
+    Mistake(A, "batchnorm_eval", "eval_gamma_in_the_denominator",
+            "return (x - self.running_mean) / std * self.gamma + self.beta",
+            "return (x - self.running_mean) / (std * self.gamma) + self.beta",
+            "x̂ is multiplied by γ: the parentheses put γ under the fraction, dividing by it",
+            GAMMA + ("precedence", "parenthes", "divid", "multipl"), slow=True),
+]

@@ -141,3 +141,44 @@ MISTAKES += [
             "every later point is a (1, L) row", ("shape", "batch axis", "[0]", "squeez",
                                                   "dimension"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+# Written and left out (full marks in the self-check): predict thresholding the logit at 0.5, and
+# the adversarial step along the gradient without removing its mean (the path still passes the
+# checks' properties).
+MISTAKES += [
+    Mistake(A, "conv1d_grad", "correlation_skips_the_first_tap",
+            "for j in range(K))", "for j in range(1, K))",
+            "the correlation sums over all K taps j = 0 … K-1: range(1, K) leaves out the first",
+            OFF_BY_ONE + ("tap", "range", "first", "j = 0"), slow=True),
+    Mistake(A, "conv1d_grad", "kernel_gradient_flipped",
+            "return correlate(x.value, g).sum(axis=0)",
+            "return correlate(x.value, g).sum(axis=0)[::-1]",
+            "only the input's gradient flips the kernel; the kernel's gradient, x correlated "
+            "with g, is not reversed", ("flip", "revers", "[::-1]", "order"), slow=True),
+    Mistake(A, "maxpool_grad", "maxpool_winners_without_keepdims",
+            "first = np.eye(n)[windows.argmax(axis=-1)]",
+            "first = windows == windows.max(axis=-1)",
+            "comparing each window with its maximum needs keepdims=True: without it the maxima "
+            "(B, L/n) are broadcast against the windows' last axis",
+            ("keepdims", "broadcast", "shape", "axis"), slow=True),
+    Mistake(A, "maxpool_grad", "maxpool_gradient_scaled_by_the_inputs",
+            "return (first * g[..., None]).reshape(x.shape)",
+            "return (windows * g[..., None]).reshape(x.shape)",
+            "the gradient goes to each window's winner (the one-hot `first`); multiplying by the "
+            "window values sends it to every element, scaled by the input",
+            ("winner", "one-hot", "argmax", "maximum", "every element", "input", "first"),
+            slow=True),
+    Mistake(A, "adversarial_input", "adversarial_clips_the_previous_point_in_place",
+            "x = np.maximum(x + step * direction / np.abs(direction).max(), 0)",
+            "x = np.maximum(x + step * direction / np.abs(direction).max(), 0, out=x)",
+            "x is path[-1] itself: out=x overwrites the point already on the path with the "
+            "unnormalised step", ("in place", "in-place", "alias", "copy", "overwrit", "path"),
+            slow=True),
+    Mistake(A, "histogram_classifier", "scores_of_the_first_example",
+            "return self.out(self.hidden(dp.concatenate(pooled, axis=1)))[:, 0]",
+            "return self.out(self.hidden(dp.concatenate(pooled, axis=1)))[0]",
+            "the output (n, 1) becomes the n scores by taking column 0, [:, 0]; [0] takes row 0, "
+            "the first example's score alone", ("column", "row", "index", "shape", "[:, 0]",
+                                                 "first example"), slow=True),
+]

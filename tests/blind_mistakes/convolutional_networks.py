@@ -137,3 +137,51 @@ MISTAKES += [
             "argmax without an axis is over the flattened scores: one number, not a class per "
             "image", ("axis", "flatten", "shape", "per image", "one number"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+TRANSPOSE = ("transpos", ".t", "ᵀ")
+MISTAKES += [
+    Mistake(A, "conv2d_grad", "input_gradient_filters_not_transposed",
+            "return col2im(filters.T @ g.reshape(n, f, -1)", "return col2im(filters @ g.reshape(n, f, -1)",
+            "y = F · columns, so the columns' gradient is Fᵀ · g: the transpose of the filter "
+            "matrix is missing", TRANSPOSE, slow=True),
+    Mistake(A, "conv2d_grad", "bias_gradient_not_summed_over_images",
+            "return g.sum(axis=(0, 2, 3))", "return g.sum(axis=(2, 3))",
+            "each filter's bias is shared by every image and position, so its gradient sums g "
+            "over the images (axis 0) too; left (n, F), dp sums the extra axis back to b's shape "
+            "itself: no wrong value", AXIS + SHAPE + ("images", "sum"), wrong_value=False,
+            slow=True),
+    Mistake(A, "conv2d_grad", "im2col_channels_after_the_kernel_offsets",
+            "    columns = np.empty((N, C, kh, kw, oh, ow), dtype=x.dtype)\n"
+            "    for p in range(kh):\n        for q in range(kw):\n            columns[:, :, p, q] = padded",
+            "    columns = np.empty((N, kh, kw, C, oh, ow), dtype=x.dtype)\n"
+            "    for p in range(kh):\n        for q in range(kw):\n            columns[:, p, q] = padded",
+            "the rows of the columns must follow the filters' order (C, KH, KW); laid out as "
+            "(KH, KW, C) they pair each weight with another channel's pixel",
+            AXIS + SHAPE + ("order", "channel", "layout"), slow=True),
+    Mistake(A, "maxpool2d_grad", "maxpool_default_stride_one",
+            "stride = size if stride is None else stride", "stride = 1 if stride is None else stride",
+            "a pooling window's default stride is its size (windows that do not overlap); a "
+            "stride of 1 slides them one pixel at a time",
+            ("stride", "overlap", "default", "size"), slow=True),
+    Mistake(A, "cnn_accuracy", "convolution_without_padding",
+            "net = CNN(Conv(1, 8, 3, \"conv1\", padding=1)", "net = CNN(Conv(1, 8, 3, \"conv1\")",
+            "a 3×3 convolution without padding shrinks 28×28 to 26×26: the dense layer's 8·14·14 "
+            "inputs no longer match", ("padding", "pad", "shape", "size", "26", "14"), slow=True),
+    Mistake(A, "filter_plot", "filter_colour_scale_not_symmetric",
+            "vmin=-np.abs(weights).max(), vmax=np.abs(weights).max())",
+            "vmin=weights.min(), vmax=weights.max())",
+            "with a diverging colour map the scale must be symmetric around 0, so that white is "
+            "0: weights.min() and weights.max() shift it. The images' values are right (the "
+            "notebook allows any rescaling): no wrong value",
+            ("symmetric", "vmin", "vmax", "colour", "color", "zero", "scale"), wrong_value=False,
+            slow=True),
+    Mistake(A, "filter_plot", "filter_shown_transposed",
+            "ax.imshow(weights[f, 0], cmap", "ax.imshow(weights[f, 0].T, cmap",
+            "a filter is drawn as it is stored, rows as rows: .T mirrors it along its diagonal",
+            TRANSPOSE + ("mirror", "rotat", "flip"), slow=True),
+    Mistake(A, "maxpool2d_grad", "winners_without_the_kept_axis",
+            "winners = columns.argmax(axis=1)[:, None]", "winners = columns.argmax(axis=1)",
+            "put_along_axis needs the winners' indices with the window axis kept, (N C, 1, OH OW): "
+            "argmax drops it", ("keepdims", "axis", "shape", "[:, none]", "dimension"), slow=True),
+]

@@ -111,3 +111,41 @@ MISTAKES += [
             'the layer compares its activation with "relu": "ReLU" never matches, so the ReLU '
             "layer is linear", ("relu", "activation", "linear", "case", "capital"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+# Written and left out (the self-check gives them full marks; gaps in model_layers' checks):
+# the initialisation's variance from n_out, the variance passed as the standard deviation, He's
+# factor 2 on the linear layer too, and the bias added as `self.b.value` (no gradient reaches b).
+MISTAKES += [
+    Mistake(A, "named_leaves", "gradients_keyed_by_name",
+            "    grads = {id(self): np.ones(self.shape) * g}    # what has arrived at each node so far\n"
+            "    named = {}\n"
+            "    for node in topological_order(self):\n"
+            "        g_node = grads.pop(id(node))\n",
+            "    grads = {self.name: np.ones(self.shape) * g}    # what has arrived at each node so far\n"
+            "    named = {}\n"
+            "    for node in topological_order(self):\n"
+            "        g_node = grads.pop(node.name, 0)\n",
+            "the gradients that arrive must be kept per node (by id): keyed by name, every "
+            "unnamed intermediate node shares the key None and their gradients are mixed up",
+            ("name", "none", "id(", "identity", "unnamed", "key", "mixed"), slow=True),
+    Mistake(A, "training_loop", "learning_rate_forgotten",
+            "param[name] - lr * grads[name]", "param[name] - grads[name]",
+            "the gradient-descent step is θ - lr·∇L: without the learning rate the steps are far "
+            "too large", ("learning rate", "lr", "step size", "factor", "scale"), slow=True),
+    Mistake(A, "training_loop", "one_step_short",
+            "    for _ in range(steps):\n        grads, loss = net.get_grad(x, y)\n        param =",
+            "    for _ in range(steps - 1):\n        grads, loss = net.get_grad(x, y)\n        param =",
+            "range(steps) already runs `steps` times: range(steps - 1) takes one step too few",
+            ("off by one", "off-by-one", "one too few", "one step", "steps", "range", "length",
+             "count"), slow=True),
+    Mistake(A, "named_leaves", "unnamed_leaves_returned",
+            "if node.name is not None and not node.parents:", "if not node.parents:",
+            "only the named leaves are returned: constant leaves have no name, and they all land "
+            "under the key None", ("name", "none", "unnamed", "constant", "key"), slow=True),
+    Mistake(A, "training_loop", "biases_never_updated",
+            "{name: param[name] - lr * grads[name] for name in param}",
+            "{name: param[name] - lr * grads[name] for name in param if name.endswith(\"_W\")}",
+            "every parameter takes a step, the biases too: only the weights W are updated",
+            ("bias", "_b", "every parameter", "all parameters", "weights only"), slow=True),
+]

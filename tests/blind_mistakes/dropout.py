@@ -109,3 +109,35 @@ MISTAKES += [
             "*= writes the dropped values into the input's own array: the caller's x changes",
             ("in place", "in-place", "*=", "input", "alias", "copy", "modif"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+# Written and left out (full marks in the self-check): the mask kept on the layer (`self.scale`,
+# overwritten by a second forward pass before the first one's backward) and evaluation mode
+# switched on by setting `self.p = 0`, which stays 0 back in training mode.
+MISTAKES += [
+    Mistake(A, "dropout_forward", "mask_shared_across_the_batch",
+            "keep = self.rng.random(shape) >= self.p", "keep = self.rng.random(shape[-1:]) >= self.p",
+            "each entry of the batch gets its own mask: drawn for the last axis only, one mask "
+            "is shared by every example (and the mask has the wrong shape)",
+            ("shape", "each example", "batch", "shared", "every entry", "broadcast"), slow=True),
+    Mistake(A, "dropout_forward", "mask_shape_from_the_global_x",
+            "keep = self.rng.random(shape) >= self.p", "keep = self.rng.random(x.shape) >= self.p",
+            "scale_mask must use its argument `shape`: x.shape reads the notebook's global x",
+            ("shape", "argument", "global", "x.shape"), slow=True),
+    Mistake(A, "dropout_backward", "forward_and_backward_masks_differ",
+            "custom_op(\"dropout\", x.value * scale, (x, backward))",
+            "custom_op(\"dropout\", x.value * self.scale_mask(x.shape), (x, backward))",
+            "the forward pass draws a second mask: the output and the gradient are masked "
+            "differently, so the gradient no longer goes where the output came from", MASK
+            + ("differ", "two masks", "second mask", "twice"), slow=True),
+    Mistake(A, "dropout_eval", "eval_returns_the_array",
+            "return x                                       # evaluation: the identity",
+            "return x.value                                 # evaluation: the identity",
+            "the identity returns the node x itself; x.value is a bare array, cut from the graph "
+            "and not a Node", ("node", "array", "value", "graph", "identity"), slow=True),
+    Mistake(A, "dropout_forward", "forward_applies_the_binary_mask",
+            "custom_op(\"dropout\", x.value * scale, (x, backward))",
+            "custom_op(\"dropout\", x.value * (scale > 0), (x, backward))",
+            "the forward pass multiplies by the scaled mask: with the 0/1 mask the kept units "
+            "are not divided by 1 - p, so the expectation shrinks", SCALE, slow=True),
+]

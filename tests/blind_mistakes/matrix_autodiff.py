@@ -131,3 +131,48 @@ MISTAKES += [
             "divided by other rows' sums", ("keepdims", "broadcast", "shape", "axis", "column"),
             slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+MISTAKES += [
+    Mistake(A, "matrix_dot_transpose", "dot_gradients_given_to_the_wrong_operands",
+            "parents=((self, lambda g: g @ b.T), (other, lambda g: a.T @ g))",
+            "parents=((self, lambda g: a.T @ g), (other, lambda g: g @ b.T))",
+            "dL/dA = G Bᵀ and dL/dB = Aᵀ G: the two formulas are attached to the wrong operands",
+            SWAP + ("operand", "wrong parent", "g @ b.t", "a.t @ g"), slow=True),
+    Mistake(A, "broadcast_add_mul", "unbroadcast_sums_the_kept_axes",
+            "if n == 1 and grad.shape[axis] != 1)", "if n != 1)",
+            "the gradient is summed over the axes where the operand has size 1 (those it was "
+            "stretched along); the condition is inverted, so it sums over the operand's own axes",
+            ("axis", "axes", "invert", "condition", "size 1", "stretched", "broadcast"), slow=True),
+    Mistake(A, "broadcast_add_mul", "unbroadcast_reads_the_gradients_shape",
+            "for axis, n in enumerate(shape) if", "for axis, n in enumerate(grad.shape) if",
+            "the axes to sum are those of size 1 in the operand's shape; enumerating grad.shape "
+            "finds none, so nothing is summed back",
+            ("shape", "grad.shape", "unbroadcast", "broadcast", "summed back", "sum"), slow=True),
+    Mistake(A, "broadcast_add_mul", "mul_second_gradient_upstream_forgotten",
+            "(other, lambda g: unbroadcast(g * a, b.shape))",
+            "(other, lambda g: unbroadcast(a, b.shape))",
+            "the chain rule: d(a⊙b)/db = a times the upstream gradient g, which is forgotten",
+            UPSTREAM, slow=True),
+    Mistake(A, "matrix_sums", "sum_gradient_totals_the_upstream",
+            "lambda g: np.broadcast_to(g, self.shape)",
+            "lambda g: np.broadcast_to(g.sum(), self.shape)",
+            "a sum along an axis has one upstream gradient per row: each row's elements get "
+            "their own row's gradient, not the total of all of them",
+            ("row", "each", "total", "whole", "sum", "axis", "per row"), slow=True),
+    Mistake(A, "softmax_log", "softmax_maximum_over_columns",
+            "np.exp(self.value - self.value.max(axis=1, keepdims=True))",
+            "np.exp(self.value - self.value.max(axis=0, keepdims=True))",
+            "softmax is unchanged by a shift of each row, not of each column: the maximum "
+            "subtracted must be the row's (axis 1)", ROW + ("column", "max", "shift"), slow=True),
+    Mistake(A, "softmax_log", "softmax_gradient_inner_sum_without_s",
+            "s * (g - (g * s).sum(axis=1, keepdims=True))",
+            "s * (g - g.sum(axis=1, keepdims=True))",
+            "the softmax backward is s ⊙ (g - Σ_k g_k s_k): the inner sum weighs g by s, and "
+            "that weight is missing", ("g * s", "g ⊙ s", "weigh", "factor", "s", "inner",
+                                      "missing"), slow=True),
+    Mistake(A, "softmax_log", "log_gradient_multiplies",
+            "lambda g: g / self.value", "lambda g: g * self.value",
+            "d log x / dx is 1/x: the upstream gradient is divided by x, not multiplied",
+            ("reciprocal", "1/x", "1 / x", "divid", "multipl", "invert", "inverse"), slow=True),
+]

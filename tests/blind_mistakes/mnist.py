@@ -108,3 +108,39 @@ MISTAKES += [
             "the network returns logits: the probabilities need a softmax first",
             ("softmax", "logit", "probabilit"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+# Written and left out: the sweep scored on the training digits (x_train, y_train); the
+# self-check gives it full marks (grading trains the sweep again).
+MISTAKES += [
+    Mistake(A, "mnist_accuracy", "adam_recreated_for_every_step",
+            "optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128, seed=0)\n"
+            "loss_hist = [optimizer.train(steps=1, print_each=0) for _ in range(600)]",
+            "loss_hist = [dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128,\n"
+            "                     seed=0).train(steps=1, print_each=0) for _ in range(600)]",
+            "a new optimiser at every step forgets Adam's moments and, seeded alike, draws the "
+            "same first mini-batch every time: the network only ever sees 128 digits",
+            ("optimi", "state", "moment", "same batch", "mini-batch", "minibatch", "every step",
+             "once"), slow=True),
+    Mistake(A, "mnist_accuracy", "learning_rate_far_too_small",
+            "lr=1e-3, batch_size=128, seed=0)\nloss_hist", "lr=1e-7, batch_size=128, seed=0)\nloss_hist",
+            "with a learning rate of 1e-7, 600 steps barely move the weights from their "
+            "initialisation", LR + ("too small", "barely", "underfit", "not trained"),
+            slow=True),
+    Mistake(A, "width_lr_sweep", "sweep_accuracy_over_the_wrong_axis",
+            "float(np.mean(scores.argmax(axis=1) == y_val))",
+            "float(np.mean(scores.argmax(axis=0) == y_val))",
+            "each digit's prediction is the argmax over its 10 scores (axis 1), not over the "
+            "validation digits", AXIS + ("argmax",), slow=True),
+    Mistake(A, "error_analysis", "worst_indexed_by_a_column_slice",
+            "probabilities[np.arange(len(y_val)), y_val]", "probabilities[:, y_val]",
+            "p[i, y_val[i]] needs the row index too: probabilities[:, y_val] picks whole columns, "
+            "an (n, n) array", ("index", "row", "column", "shape", "np.arange", "fancy"),
+            slow=True),
+    Mistake(A, "error_analysis", "worst_by_the_predicted_digit",
+            "probabilities[np.arange(len(y_val)), y_val]",
+            "probabilities[np.arange(len(y_val)), predicted]",
+            "the worst digits have the lowest probability of their true label y_val; the "
+            "probability of the predicted digit measures confidence, not error",
+            ("true label", "y_val", "predicted", "label", "confidence"), slow=True),
+]

@@ -141,3 +141,47 @@ MISTAKES += [
             "the loss is the sum of the squared residuals, rᵀr; dividing by their number gives "
             "the mean", ("mean", "sum", "average", "divid"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+MISTAKES += [
+    Mistake(A, "catenary_loss", "spacing_by_integer_division",
+            "dx = 1.0 / (len(z) + 1)", "dx = 1 // (len(z) + 1)",
+            "// is integer division: 1 // (n + 1) is 0, so the horizontal spacing dx vanishes",
+            ("integer", "//", "floor", "dx", "0"), slow=True),
+    Mistake(A, "catenary_loss", "height_from_the_left_end",
+            "mean_height = (y[1:] + y[:-1]) / 2", "mean_height = y[:-1]",
+            "a segment's height is the mean of its two ends, (y_i + y_(i+1))/2; the left end "
+            "alone is used", ("mean", "average", "both ends", "two ends", "midpoint", "left",
+                              "/ 2", "half"), slow=True),
+    Mistake(A, "catenary_shape", "descend_one_step_too_many",
+            "    for _ in range(steps):\n        value = loss(Node(z, \"z\"))",
+            "    for _ in range(steps + 1):\n        value = loss(Node(z, \"z\"))",
+            "descend takes exactly `steps` steps and records `steps` losses: range(steps + 1) "
+            "runs once more", OFF_BY_ONE + ("one too many", "one step", "steps + 1", "length"),
+            slow=True),
+    Mistake(A, "ode_residual", "second_derivative_stencil_integer_division",
+            "-5 / 2, 4 / 3, -1 / 12])", "-5 // 2, 4 / 3, -1 / 12])",
+            "-5 // 2 is floor division, -3, not -2.5: the centre weight of the second-derivative "
+            "stencil is wrong", ("integer", "//", "floor", "-5/2", "-2.5", "centre", "center",
+                                 "stencil", "coefficient"), slow=True),
+    Mistake(A, "ode_residual", "derivative_matrices_multiplied_by_dt",
+            "return D1 / dt, D2 / dt ** 2", "return D1 * dt, D2 * dt ** 2",
+            "a difference quotient divides by the step: f' ≈ D1 f / dt, f'' ≈ D2 f / dt²",
+            ("dt", "divid", "multipl", "step", "scale", "factor"), slow=True),
+    Mistake(A, "ode_solution", "jacobian_rows_from_a_ones_seed",
+            "rows = [r.grad(unit)[\"z\"] for unit in np.eye(len(r))]",
+            "rows = [r.grad(1)[\"z\"] for unit in np.eye(len(r))]",
+            "row i of the Jacobian is the gradient of r_i alone, seeded with the unit vector e_i; "
+            "a seed of ones gives the gradient of Σ r_i in every row",
+            ("seed", "unit", "e_i", "ones", "row", "every row", "sum"), slow=True),
+    Mistake(A, "ode_solution", "gauss_newton_takes_a_gradient_step",
+            "z = z - np.linalg.lstsq(J, r, rcond=None)[0]", "z = z - J.T @ r",
+            "Gauss-Newton solves J δ ≈ r for its step; Jᵀ r is the (half) gradient of rᵀr, a "
+            "plain gradient step that three iterations cannot converge with",
+            ("lstsq", "least squares", "least-squares", "gradient", "solve", "jᵀ", "j.t"),
+            slow=True),
+    Mistake(A, "ode_solution", "residual_loss_is_the_norm",
+            "losses.append(float(r @ r))", "losses.append(float(np.linalg.norm(r)))",
+            "the loss is Σ r_i², the squared norm; np.linalg.norm is its square root",
+            SQUARE + ROOT + ("norm",), slow=True),
+]

@@ -135,3 +135,47 @@ MISTAKES += [
             "plot(x, y): the steps belong on the x axis and the loss on the y axis",
             ("axes", "axis", "swap", "x and y", "exchang"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+MISTAKES += [
+    Mistake(A, "momentum_update", "momentum_velocity_aliases_the_gradient",
+            "    v = state[\"v\"] = beta * state.get(\"v\", 0.0) + (1 - beta) * g\n",
+            "    v = state.setdefault(\"v\", g)\n    v *= beta\n    v += (1 - beta) * g\n",
+            "state.setdefault(\"v\", g) stores the caller's gradient array itself as v: the "
+            "in-place *= and += then change g too, and v does not start at 0",
+            ("alias", "in place", "in-place", "same array", "copy", "start at 0", "zero",
+             "initial"), slow=True),
+    Mistake(A, "rmsprop_update", "rmsprop_average_starts_at_one",
+            "beta * state.get(\"s\", 0.0) + (1 - beta) * g ** 2",
+            "beta * state.get(\"s\", 1.0) + (1 - beta) * g ** 2",
+            "the running average s starts at 0 before the first step, not at 1",
+            ("initial", "start", "0 before", "zero", "first step", "1.0"), slow=True),
+    Mistake(A, "adam_update", "adam_bias_correction_product_for_power",
+            "v_hat = v / (1 - beta2 ** t)", "v_hat = v / (1 - beta2 * t)",
+            "the bias correction is 1 - β2 to the power t; 1 - β2·t multiplies instead and "
+            "is even negative after the second step", ("power", "**", "β2^t", "beta2 ** t",
+                                                       "exponent", "multipl"), slow=True),
+    Mistake(A, "adam_update", "adam_steps_with_the_uncorrected_moment",
+            "return theta - lr * m_hat / (np.sqrt(v_hat) + eps)",
+            "return theta - lr * m / (np.sqrt(v_hat) + eps)",
+            "the step uses the bias-corrected first moment m_hat; m is the raw running average",
+            ("m_hat", "bias", "correct", "m instead"), slow=True),
+    Mistake(A, "adam_update", "adam_stores_the_corrected_moment",
+            "m_hat = m / (1 - beta1 ** t)", "m_hat = state[\"m\"] = m / (1 - beta1 ** t)",
+            "the state must keep the raw running average m; storing the corrected m_hat "
+            "corrects it again at every step", STATE + ("m_hat", "bias", "correct"),
+            slow=True),
+    Mistake(A, "lr_sweep", "sweep_list_not_reset_per_optimiser",
+            "for name, (update, hyperparameters) in SETTINGS.items():\n    final = []\n",
+            "final = []\nfor name, (update, hyperparameters) in SETTINGS.items():\n",
+            "the list of final losses must start empty for each optimiser: created once, it "
+            "keeps the earlier optimisers' results",
+            ("reset", "empty", "each optimi", "accumulat", "earlier", "previous", "length",
+             "state"), slow=True),
+    Mistake(A, "loss_curves", "loss_curves_steps_from_one",
+            "ax.plot(np.arange(len(path)), rosenbrock(path), label=name)",
+            "ax.plot(np.arange(1, len(path) + 1), rosenbrock(path), label=name)",
+            "path[0] is the start, step 0: numbering the points from 1 shifts every curve by a "
+            "step", ("off by one", "off-by-one", "step 0", "shift", "x axis", "x-axis", "start"),
+            slow=True),
+]

@@ -120,3 +120,47 @@ MISTAKES += [
             "a node used by several nodes at a step adds up their gradients; = keeps only the "
             "last", ("accumulat", "+=", "overwrit", "add up", "sum", "replac"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+ORDER = ("order", "revers", "topolog", "first", "before")
+MISTAKES += [
+    Mistake(A, "forward_order", "components_reversed",
+            "        order.append(component)\n", "        order.insert(0, component)\n",
+            "Tarjan's algorithm on the operand edges already finishes a node's operands first: "
+            "reversing its list computes each node before its operands", ORDER, slow=True),
+    Mistake(A, "forward_order", "index_from_the_stack_size",
+            "index[node] = low[node] = len(index)", "index[node] = low[node] = len(stack)",
+            "a node's index is meant to be its discovery number, len(index); len(stack) repeats "
+            "numbers once components are popped, yet the components and their order come out the "
+            "same (20,000 random graphs): no wrong value",
+            ("index", "discovery", "number", "stack", "len(index)"), wrong_value=False, slow=True),
+    Mistake(A, "forward_order", "order_within_a_loop_leaves_the_loop",
+            "                return [a for a in node_operands(network, name) if a in members]",
+            "                return node_operands(network, name)",
+            "inside a loop only the edges between its members count: following every operand "
+            "walks out of the loop and brings other nodes into its order",
+            ("member", "within", "inside", "component", "outside", "loop"), slow=True),
+    Mistake(A, "loop_forward", "in_loop_delay_of_one_step_always",
+            "members[name].append(members[source][t - steps] if t >= steps",
+            "members[name].append(members[source][t - 1] if t >= steps",
+            "a delay of `steps` reads its source `steps` steps back, t - steps; t - 1 assumes "
+            "every delay is one step", DELAY + ("t - 1", "t - steps", "one step"), slow=True),
+    Mistake(A, "loop_forward", "initial_value_ignored",
+            "        return value + np.zeros(lead + np.shape(value))",
+            "        return np.zeros(lead + np.shape(value))",
+            "a delay's first outputs are its initial value, broadcast to the batch; zeros ignore "
+            "the given initial value", ("initial", "zero", "start", "broadcast"), slow=True),
+    Mistake(A, "loop_backward", "outside_delay_gradient_shifted_forward",
+            "grads[source][:T - steps] += g[steps:]", "grads[source][steps:] += g[:T - steps]",
+            "the delay's output at t is its source at t - steps, so the gradient goes back in "
+            "time: the source's step t gets the output's step t + steps", DELAY + ("shift", "back in time"),
+            slow=True),
+    Mistake(A, "loop_backward", "components_walked_in_forward_order",
+            "    for component in reversed(order):\n", "    for component in order:\n",
+            "backpropagation visits the components from the last computed to the first: a "
+            "component's gradient must be complete before it is passed on", ORDER, slow=True),
+    Mistake(A, "lstm_task", "hidden_state_without_the_cell_tanh",
+            "h = o * c.tanh()", "h = o * c",
+            "the LSTM's output is h = o ⊙ tanh(c): the tanh of the cell state is missing",
+            ("tanh", "cell", "squash"), slow=True),
+]

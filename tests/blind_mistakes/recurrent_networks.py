@@ -129,3 +129,45 @@ MISTAKES += [
             "the bias is added to every example: its gradient is the sum over the batch, not "
             "the mean", ("mean", "sum", "average", "batch"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+AXES = ("axis", "axes", "time", "batch", "shape", "time-first", "time first")
+MISTAKES += [
+    Mistake(A, "rnn_forward", "initial_state_sized_by_time",
+            "n, k = x.shape[1], params[\"W_h\"].shape[0]", "n, k = x.shape[0], params[\"W_h\"].shape[0]",
+            "x is time first, (T, n, d): the batch size is x.shape[1]; x.shape[0] is the number "
+            "of steps", AXES + PREVIOUS, slow=True),
+    Mistake(A, "rnn_forward", "input_indexed_batch_first",
+            "states.append(rnn_step(Node(x[t]), delay(states, initial), params))",
+            "states.append(rnn_step(Node(x[:, t]), delay(states, initial), params))",
+            "x is (T, n, d), time first: step t reads x[t]; x[:, t] is the t-th sequence of the "
+            "batch at every time", AXES + ("x[t]", "index"), slow=True),
+    Mistake(A, "rnn_forward", "tanh_around_the_recurrent_part_only",
+            "return (x_t.dot(params[\"W_x\"]) + h_prev.dot(params[\"W_h\"]) + params[\"b\"]).tanh()",
+            "return x_t.dot(params[\"W_x\"]) + (h_prev.dot(params[\"W_h\"]) + params[\"b\"]).tanh()",
+            "h_t = tanh(x_t W_x + h_{t-1} W_h + b): the tanh wraps the whole sum, the input term "
+            "too", ("tanh", "parenthes", "bracket", "whole sum", "input term", "precedence"),
+            slow=True),
+    Mistake(A, "bptt_gradients", "tanh_derivative_of_the_state_again",
+            "da = dh * (1 - H[t] ** 2)", "da = dh * (1 - np.tanh(H[t]) ** 2)",
+            "H already holds tanh's outputs: tanh' = 1 - h_t², applying tanh to h_t again "
+            "squashes it twice", ("tanh", "twice", "again", "output", "already", "1 - h"),
+            slow=True),
+    Mistake(A, "bptt_gradients", "total_gradient_written_into_h",
+            "dH_total = np.zeros_like(H)", "dH_total = H",
+            "dH_total = H is the same array: writing the gradients into it overwrites the "
+            "states h_t that the tanh derivative still reads (and the caller's H)",
+            ("alias", "same array", "copy", "overwrit", "in place", "in-place", "zeros_like"),
+            slow=True),
+    Mistake(A, "bptt_gradients", "later_gradient_starts_at_the_last_direct_gradient",
+            "dh_later = np.zeros_like(h_init)       #", "dh_later = dH[-1].copy()               #",
+            "nothing comes back from after the last step: dh_later starts at 0; starting it at "
+            "the last direct gradient counts that gradient twice",
+            ("zero", "0", "initial", "start", "twice", "last step", "dh_later"), slow=True),
+    Mistake(A, "sequence_task", "predict_takes_an_argmax",
+            "return model.forward(sequences).value.reshape(-1)",
+            "return model.forward(sequences).value.argmax(axis=1)",
+            "the adding problem is a regression: the prediction is the output value itself; "
+            "argmax over one column is always 0", ("regression", "argmax", "value", "class"),
+            slow=True),
+]

@@ -136,3 +136,42 @@ MISTAKES += [
             "wrong way round, so the sign flips", ("sign", "negat", "minus", "revers", "order",
                                                     "swap"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+MISTAKES += [
+    Mistake(A, "scalar_arithmetic", "add_second_operand_left_out",
+            "((self, 1.0), (other, 1.0))", "((self, 1.0),)",
+            "a + b has two parents: only a is recorded, so b never receives its gradient of 1",
+            ("parent", "operand", "other", "missing", "left out", "second", "zero"), slow=True),
+    Mistake(A, "scalar_arithmetic", "div_derivative_sign_lost",
+            "(other, -self.value / other.value ** 2)", "(other, self.value / other.value ** 2)",
+            "d(a/b)/db is -a/b²: the minus sign is lost", SIGN, slow=True),
+    Mistake(A, "scalar_arithmetic", "rtruediv_operands_reversed",
+            "return as_scalar(other) / self", "return self / as_scalar(other)",
+            "2 / a is other / self: writing self / other computes a / 2",
+            SWAP + ("order", "revers", "self / other", "other / self", "reciprocal"), slow=True),
+    Mistake(A, "scalar_functions", "sigmoid_derivative_half_the_product",
+            "((self, value * (1 - value)),)", "((self, 1 - value),)",
+            "σ'(x) = σ(x)(1 - σ(x)): the factor σ(x) is forgotten",
+            ("factor", "σ(x)", "sigmoid(x)", "missing", "forgot", "product"), slow=True),
+    Mistake(A, "scalar_functions", "tanh_derivative_sech_not_squared",
+            "((self, 1 - value ** 2),)", "((self, 1 / math.cosh(self.value)),)",
+            "tanh'(x) = sech²(x) = 1/cosh²(x): the square of sech is missing", SQUARE, slow=True),
+    Mistake(A, "scalar_backprop", "chain_rule_multiplies_the_parents_gradient",
+            "parent.grad += local * node.grad", "parent.grad += local * parent.grad",
+            "the chain rule passes on the node's own gradient, node.grad: parent.grad is the one "
+            "being accumulated, still 0", ("node.grad", "upstream", "chain", "parent.grad",
+                                           "wrong variable"), slow=True),
+    Mistake(A, "scalar_backprop", "seed_set_before_the_reset",
+            "    for node in order:\n        node.grad = 0.0\n    self.grad = 1.0\n",
+            "    self.grad = 1.0\n    for node in order:\n        node.grad = 0.0\n",
+            "the output is in `order` too: resetting every gradient after seeding it sets the "
+            "seed back to 0, so every gradient is 0",
+            ("seed", "reset", "order", "zero", "1.0", "dl/dl"), slow=True),
+    Mistake(A, "numerical_gradient", "central_difference_step_two_eps",
+            "(f(x + eps) - f(x - eps)) / (2 * eps)",
+            "(f(x + 2 * eps) - f(x - 2 * eps)) / (2 * eps)",
+            "x ± 2ε spans 4ε: divided by 2ε the estimate is doubled",
+            ("2ε", "4ε", "2 * eps", "4 * eps", "factor", "twice", "double", "×2", "× 2", "half",
+             "step"), slow=True),
+]

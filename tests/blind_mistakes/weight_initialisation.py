@@ -120,3 +120,37 @@ MISTAKES += [
             "weights[1:] skips the first layer: the input goes into layer 2's weights",
             ("off by one", "off-by-one", "first layer", "skip", "length", "missing"), slow=True),
 ]
+
+# Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
+MISTAKES += [
+    Mistake(A, "xavier_init", "xavier_normal_fans_multiplied",
+            "np.sqrt(2.0 / (fan_in + fan_out))", "np.sqrt(2.0 / (fan_in * fan_out))",
+            "Glorot's variance is 2 / (fan_in + fan_out): the fans are added, not multiplied",
+            FANS + ("product", "multipl", "sum", "added", "+"), slow=True),
+    Mistake(A, "xavier_init", "xavier_uniform_drawn_from_a_normal",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))\n    return rng.uniform(-a, a, size=",
+            "a = np.sqrt(6.0 / (fan_in + fan_out))\n    return rng.normal(0.0, a, size=",
+            "Xavier uniform draws from U(-a, a); a normal distribution with the bound a as its "
+            "standard deviation has three times the variance",
+            ("uniform", "normal", "distribution", "bound"), slow=True),
+    Mistake(A, "he_init", "he_uniform_bound_is_the_standard_deviation",
+            "a = np.sqrt(6.0 / fan_in)", "a = np.sqrt(2.0 / fan_in)",
+            "√(2/fan_in) is He's standard deviation; U(-a, a) has variance a²/3, so the bound is "
+            "√(6/fan_in)", ("bound", "6", "a²/3", "variance", "standard deviation", "3"),
+            slow=True),
+    Mistake(A, "activation_statistics", "standard_deviation_not_centred",
+            "stds.append(h.std())", "stds.append(np.sqrt(np.mean(h ** 2)))",
+            "the standard deviation subtracts the mean first: √mean(h²) is the root mean square, "
+            "larger than the std wherever the mean is not 0 (ReLU)",
+            ("mean", "centr", "subtract", "root mean square", "rms", "std"), slow=True),
+    Mistake(A, "activation_statistics", "layer_weights_transposed",
+            "h = act(h @ W)", "h = act(h @ W.T)",
+            "a layer computes h W with W of shape (fan_in, fan_out): the weights are transposed",
+            TRANSPOSE, slow=True),
+    Mistake(A, "activation_statistics", "plot_shows_the_means",
+            "_, stds = activation_statistics(weights, activation, x_stats)",
+            "stds, _ = activation_statistics(weights, activation, x_stats)",
+            "activation_statistics returns (means, stds): unpacked the wrong way round, the plot "
+            "shows the means", ("mean", "std", "standard deviation", "order", "unpack", "swap"),
+            slow=True),
+]
