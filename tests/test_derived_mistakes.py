@@ -590,3 +590,23 @@ def test_the_vocabulary_is_the_exercises_code_and_what_its_text_quotes(tmp_path,
     words = wording.vocabulary("words")
     assert [name for name in ("scale", "s_t", "f", "x", "v_hat", "terms", "D", "Oktay", "s", "rope")
             if wording.quotable(name, words)] == ["scale", "s_t", "f", "x", "v_hat"]
+
+
+# -- general causes of mistakes located but not named ---------------------------------------------
+def reference_module(tmp_path, monkeypatch, name: str, source: str):
+    """A reference module written from `source` (derived.py mutates the source of a module)."""
+    import importlib
+    (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return importlib.import_module(name)
+
+
+def test_a_mutant_that_returns_a_string_where_the_reference_returns_an_array_ends_no_search(
+        tmp_path, monkeypatch):
+    """`pick(...)[1]` off by one gives the string; the search goes on to the other mutants."""
+    module = reference_module(tmp_path, monkeypatch, "string_mutant", (
+        "import numpy as np\n\n\n"
+        "def pick(x):\n"
+        "    return [np.sqrt(x), 'name'][0] * 2\n"))
+    found = derived.mutants(module, "pick", (np.array([4.0, 9.0]),), {})
+    assert any(np.allclose(value, [2.0, 3.0]) for _, _, value in found), found

@@ -532,7 +532,7 @@ def _equal(a, b) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
     if a is None or b is None or isinstance(a, str) or isinstance(b, str):
-        return a == b
+        return type(a) is type(b) and a == b     # (a string == an array would be an array)
     try:
         x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     except (TypeError, ValueError):
