@@ -4,6 +4,7 @@ gives their values after the catalogue's, `checking.misconception` names one tha
 equals (the catalogue first), and `checking.located` says where a reply that nothing names goes
 wrong. A right answer, and an equivalent form that the checks accept, is never named."""
 import ast
+import math
 import time
 
 import numpy as np
@@ -610,3 +611,24 @@ def test_a_mutant_that_returns_a_string_where_the_reference_returns_an_array_end
         "    return [np.sqrt(x), 'name'][0] * 2\n"))
     found = derived.mutants(module, "pick", (np.array([4.0, 9.0]),), {})
     assert any(np.allclose(value, [2.0, 3.0]) for _, _, value in found), found
+
+
+@pytest.mark.parametrize("code, other", [
+    ("np.log(x)", "np.log10(x)"), ("math.log(x)", "math.log2(x)"), ("np.exp(x)", "np.exp2(x)"),
+    ("log10(x)", "log(x)"),
+])
+def test_a_logarithm_to_another_base_or_a_power_of_two_is_derived(code, other):
+    node = ast.parse(code, mode="eval").body
+    assert other in [ast.unparse(new) for why, new in derived._rules(node, {})
+                     if why == derived.ANOTHER_FUNCTION]
+
+
+def test_a_logarithm_to_another_base_is_named_by_the_function_taken():
+    from autograder.references import scalar_autodiff
+    x = 0.4
+    got = [math.log10(x), [1 / x]]      # the value to base 10, the derivative by hand as 1/x
+    message = misconception(got, scalar_autodiff.unary("log", x),
+                            derived.mutants(scalar_autodiff, "unary", ("log", x), {}),
+                            scalar_checks.CLOSE)
+    assert message == NAMES + derived.DERIVED_WHY + derived.ANOTHER_FUNCTION + \
+        ": a call of log10() where the right computation has a call of log()", message

@@ -10,6 +10,7 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
     a term or a factor dropped               a + b -> a,  a * b -> a,  a / b -> a
     a power or a root                        a ** b -> a * b,  a ** 2 -> a,  sqrt(a) -> a
     sum and mean, the axis                   x.sum() <-> x.mean(),  axis=0 -> axis=1
+    another function                         np.log(x) -> np.log10(x), np.exp(x) -> np.exp2(x)
     a transpose added or dropped             a.T -> a,  a @ b -> a.T @ b
     an order reversed, off by one            for x in s -> in reversed(s),  range(n) -> range(n - 1),
                                              x[i] -> x[i + 1]
@@ -195,6 +196,11 @@ def _call(node: ast.Call) -> list:
             not isinstance(axes, (ast.Tuple, ast.List)):
         first = ast.BinOp(ast.Attribute(args[0], "ndim", ast.Load()), ast.Sub(), axes)    # a.ndim - n
         found += _contraction_means(node, args[0], [first, ast.UnaryOp(ast.USub(), ast.Constant(1))])
+    for other in _OTHER_FUNCTIONS.get(name, ()) if len(args) == 1 else ():
+        changed = copy.copy(node)
+        changed.func = ast.Attribute(func.value, other, func.ctx) if isinstance(func, ast.Attribute) \
+            else ast.Name(other, func.ctx)
+        found.append((ANOTHER_FUNCTION, changed))
     if name in ("transpose",) and len(args) <= 1:
         found.append(("a transpose dropped", args[0] if args else func.value))
     if name == "reversed" and len(args) == 1:
@@ -229,6 +235,12 @@ def _call(node: ast.Call) -> list:
     if not any(isinstance(a, ast.Starred) for a in args):
         found += _adjacent_swaps(node, "args", "two arguments swapped")
     return found
+
+
+# functions taken for one another: a logarithm to another base, a power of 2 for one of e
+_OTHER_FUNCTIONS = {"log": ("log10", "log2"), "log10": ("log",), "log2": ("log",), "exp": ("exp2",),
+                    "exp2": ("exp",)}
+ANOTHER_FUNCTION = "another function taken for the right one"
 
 
 def _other_axes(axis) -> list:
