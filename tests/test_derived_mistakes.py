@@ -632,3 +632,37 @@ def test_a_logarithm_to_another_base_is_named_by_the_function_taken():
                             scalar_checks.CLOSE)
     assert message == NAMES + derived.DERIVED_WHY + derived.ANOTHER_FUNCTION + \
         ": a call of log10() where the right computation has a call of log()", message
+
+
+def test_each_form_a_reference_is_written_in_computes_the_references_value():
+    from autograder.references import scalar_autodiff
+    for op in ("add", "sub", "mul", "div"):
+        for number in (None, "left", "right"):
+            assert scalar_checks.CLOSE(scalar_autodiff.binary_written(op, 1.3, -0.7, number),
+                                       scalar_autodiff.binary(op, 1.3, -0.7, number))
+    for fn in ("neg", "exp", "log", "tanh", "sigmoid"):
+        assert scalar_checks.CLOSE(scalar_autodiff.unary_written(fn, 0.8),
+                                   scalar_autodiff.unary(fn, 0.8))
+    for function in scalar_checks.FUNCTIONS:
+        assert scalar_checks.CLOSE(scalar_autodiff.derivative_written(function, 0.8),
+                                   scalar_autodiff.derivative(function, 0.8))
+
+
+@pytest.mark.parametrize("call, got, words", [
+    (("binary", "div", 1.4, -0.6), [1.4 / -0.6, [1 / -0.6, -1.4 / -0.6]],
+     "in the local derivative d/db = -a/b^2 of a / b: the square dropped"),
+    (("unary", "tanh", -0.9), [math.tanh(-0.9), [(1 - math.tanh(-0.9)) ** 2]],
+     "in the local derivative d/da = 1 - tanh^2 a of tanh a: " + derived.PRECEDENCE),
+    (("derivative", "exp", 0.8), (math.exp(0.8 + 1e-6) - math.exp(0.8 - 1e-6)) / 2 * 1e-6,
+     derived.PRECEDENCE),
+])
+def test_a_slip_in_a_formula_as_the_exercise_writes_it_is_named(call, got, words):
+    """dp's division has d/db = -g out / b, with no square to drop, and 01's reference of a
+    derivative is dp's exact one, with no central difference: their forms as the exercise writes
+    them (`forms`) are mutated too."""
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    name, *args = call
+    message = misconception(got, getattr(scalar, name)(*args),
+                            getattr(scalar.misconceptions, name)(*args), scalar_checks.CLOSE)
+    assert message.startswith(NAMES + derived.DERIVED_WHY + words), message
+    assert OR_NAMES not in message

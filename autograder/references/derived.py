@@ -21,6 +21,10 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
     precedence regrouped                     a / b * c <-> a / (b * c),  a / (b - c) -> a / b - c,
                                              f(a / b) -> f(a) / b, a / f(b)
 
+A reference may also be written, for this only, in the form its exercise has students write it
+(`forms`: dp's division computes d/db as -g out / b, a student as -a / b ** 2, which loses its
+square where dp's form has none): the mutants of each form are derived too.
+
 `derived(module, name, args, kwargs)` runs the reference `name` once under a line tracer to learn
 which top-level definitions of `module` the call executes, and on which lines; applies each rule
 at each node of those lines; compiles each mutant from the module's source (`ast`) into a copy of
@@ -576,6 +580,20 @@ _kept: dict = {}     # {(module, name, key of the arguments): [[id, why, value]]
 
 
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
+    """The mutants of reference `name` (`_derived`), and then those of each form the module
+    writes it in as its exercise has students write it (`forms`)."""
+    return [m for form in forms(module, name) for m in _derived(module, form, args, kwargs)]
+
+
+def forms(module, name: str) -> list:
+    """`name`, and the functions that `module`'s AS_WRITTEN ({reference: (its forms)}) gives
+    for it: each computes the reference's value with the formulas of the exercise, as a student
+    writes them (a local derivative as -a/b^2, not as dp's -g out/b; a loss as a plain
+    formula, not guarded), so that a student's slip in a formula is a mutation of a formula."""
+    return [name, *getattr(module, "AS_WRITTEN", {}).get(name, ())]
+
+
+def _derived(module, name: str, args: tuple, kwargs: dict) -> list:
     """`_derive`, once per reference and arguments in this process (the grading of a task and
     its messages, and a class graded with the same inputs, ask again): the last KEPT answers
     are kept, those cut short by the task's time are not."""
@@ -662,7 +680,7 @@ def _read_until(fd: int, deadline: float):
 
 def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     """`derived`, in this process."""
-    return _search(module, name, args, kwargs)[0]
+    return [m for form in forms(module, name) for m in _search(module, form, args, kwargs)[0]]
 
 
 def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
