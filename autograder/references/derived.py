@@ -582,7 +582,17 @@ _kept: dict = {}     # {(module, name, key of the arguments): [[id, why, value]]
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     """The mutants of reference `name` (`_derived`), and then those of each form the module
     writes it in as its exercise has students write it (`forms`)."""
-    return [m for form in forms(module, name) for m in _derived(module, form, args, kwargs)]
+    return _with_forms(module, name, lambda form: _derived(module, form, args, kwargs))
+
+
+def _with_forms(module, name: str, derive) -> list:
+    """derive(name), followed by derive(form) of each further form of `name`, less what says
+    the same of the same value as an earlier one (dp's log and 01's both lose the reciprocal)."""
+    found = derive(name)
+    for form in forms(module, name)[1:]:
+        found = found + [m for m in derive(form) if not any(
+            m[1] == why and _equal(m[2], value) for _, why, value in found)]
+    return found
 
 
 def forms(module, name: str) -> list:
@@ -680,7 +690,7 @@ def _read_until(fd: int, deadline: float):
 
 def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     """`derived`, in this process."""
-    return [m for form in forms(module, name) for m in _search(module, form, args, kwargs)[0]]
+    return _with_forms(module, name, lambda form: _search(module, form, args, kwargs)[0])
 
 
 def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
