@@ -666,3 +666,31 @@ def test_a_slip_in_a_formula_as_the_exercise_writes_it_is_named(call, got, words
                             getattr(scalar.misconceptions, name)(*args), scalar_checks.CLOSE)
     assert message.startswith(NAMES + derived.DERIVED_WHY + words), message
     assert OR_NAMES not in message
+
+
+@pytest.mark.parametrize("code, regrouped", [
+    ("(1 - x).log()", ["1 - x.log()"]),                 # the constant takes no method
+    ("(a / b).exp()", ["a.exp() / b", "a / b.exp()"]),
+    ("np.sqrt(a / b)", ["np.sqrt(a) / b", "a / np.sqrt(b)"]),
+])
+def test_a_function_or_method_of_an_operation_is_taken_of_one_operand(code, regrouped):
+    node = ast.parse(code, mode="eval").body
+    assert [ast.unparse(new) for why, new in derived._rules(node, {})
+            if why.startswith(derived.PRECEDENCE)] == regrouped
+
+
+def test_a_sign_flipped_in_a_term_that_the_references_guards_hide_is_named():
+    """`bce` keeps (1 - y) log(1 - p) only where y < 1, where 1 + y is the same: only its form as
+    the exercise writes it (`forms`) gives the slip a value of its own."""
+    from autograder.checks.activation_functions import BCE_RTOL
+    activation = references.of("autograder.checks.activation_functions")
+    rng = np.random.default_rng(4)
+    p, y = rng.uniform(0.02, 0.98, (12, 1)), (rng.random((12, 1)) < 0.5).astype(float)
+    got = float(-(y * np.log(p) + (1 + y) * np.log(1 - p)).mean())
+    right = activation.bce(p, y)
+    written = activation.bce_written(p, y)
+    assert np.isclose(written[0], right[0]) and np.allclose(written[1], right[1])
+    message = misconception(got, right[0], activation.misconceptions.bce(p, y), within(BCE_RTOL),
+                            part=0)
+    assert message == NAMES + derived.DERIVED_WHY + "in the line that computes `loss`: " \
+        "a sign flipped: a sum where the right computation has a difference", message

@@ -179,13 +179,7 @@ def _call(node: ast.Call) -> list:
                       func.value))
     if name == "square" and len(args) == 1:
         found.append((wording.SQUARE, args[0]))
-    if len(args) == 1 and not node.keywords and isinstance(args[0], ast.BinOp) and \
-            isinstance(args[0].op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-        inner = args[0]         # precedence: f(a / b) -> f(a) / b, a / f(b)
-        for regrouped in (ast.BinOp(ast.Call(func, [inner.left], []), inner.op, inner.right),
-                          ast.BinOp(inner.left, inner.op, ast.Call(func, [inner.right], []))):
-            found.append((f"{PRECEDENCE}: {_quote(node)} taken of one operand only, with the "
-                          "other operand outside it", regrouped))
+    found += _one_operand(node)
     if name in ("sum", "mean") and isinstance(func, ast.Attribute):
         other = "mean" if name == "sum" else "sum"
         changed = copy.copy(node)
@@ -245,6 +239,30 @@ def _call(node: ast.Call) -> list:
 _OTHER_FUNCTIONS = {"log": ("log10", "log2"), "log10": ("log",), "log2": ("log",), "exp": ("exp2",),
                     "exp2": ("exp",)}
 ANOTHER_FUNCTION = "another function taken for the right one"
+
+
+def _one_operand(node: ast.Call) -> list:
+    """Precedence: a function of an operation taken of one of its operands only, the other
+    outside it: f(a / b) -> f(a) / b, a / f(b); and as a method, (1 - p).log() -> 1 - p.log(),
+    p.log() - 1 is not (only a name or an attribute takes the method)."""
+    func, args = node.func, node.args
+    if node.keywords or len(args) > 1:
+        return []
+    if len(args) == 1:          # f(a op b)
+        inner, apply = args[0], lambda operand: ast.Call(func, [operand], [])
+    elif isinstance(func, ast.Attribute):       # (a op b).f()
+        inner = func.value
+        apply = lambda operand: ast.Call(ast.Attribute(operand, func.attr, ast.Load()), [], [])
+    else:
+        return []
+    if not (isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Add, ast.Sub, ast.Mult,
+                                                                    ast.Div))):
+        return []
+    operands = [inner.left, inner.right] if args else \
+        [o for o in (inner.left, inner.right) if isinstance(o, (ast.Name, ast.Attribute))]
+    why = f"{PRECEDENCE}: {_quote(node)} taken of one operand only, with the other operand outside it"
+    return [(why, ast.BinOp(apply(o), inner.op, inner.right) if o is inner.left else
+             ast.BinOp(inner.left, inner.op, apply(o))) for o in operands]
 
 
 def _other_axes(axis) -> list:
