@@ -694,3 +694,25 @@ def test_a_sign_flipped_in_a_term_that_the_references_guards_hide_is_named():
                             part=0)
     assert message == NAMES + derived.DERIVED_WHY + "in the line that computes `loss`: " \
         "a sign flipped: a sum where the right computation has a difference", message
+
+
+def test_a_slip_in_a_closed_form_gradient_is_named_where_the_reference_uses_autodiff():
+    """08's reference differentiates dp.BatchNorm by dp's backprop: its form as the exercise
+    writes it (`forms`), the closed form, is mutated too."""
+    from autograder.checks.batch_normalisation import TOL, rel_error
+    batchnorm = references.of("autograder.checks.batch_normalisation")
+    rng = np.random.default_rng(8)
+    x, dy = rng.normal(size=(8, 3)), rng.normal(size=(8, 3))
+    gamma, beta, eps = rng.normal(size=(1, 3)), rng.normal(size=(1, 3)), 1e-5
+    right = batchnorm.gradients(x, gamma, beta, eps, dy)
+    written = batchnorm.gradients_written(x, gamma, beta, eps, dy)
+    assert all(np.allclose(written[k], right[k]) for k in right)
+    mean, std = x.mean(axis=0, keepdims=True), x.std(axis=0, keepdims=True)
+    x_hat, g = (x - mean) / np.sqrt(std ** 2 + eps), gamma * dy
+    got = (g - g.mean(axis=0, keepdims=True) - x_hat * (g * x_hat).mean(axis=1, keepdims=True)) / \
+        np.sqrt(std ** 2 + eps)
+    message = misconception(got, right["dx"], batchnorm.misconceptions.gradients(
+        x, gamma, beta, eps, dy), within(TOL, rel_error), part="dx")
+    assert message.startswith(NAMES + derived.DERIVED_WHY + "in the line that computes `dx`: "
+                              "the axis changed"), message
+    assert OR_NAMES not in message
