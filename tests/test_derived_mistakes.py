@@ -716,3 +716,21 @@ def test_a_slip_in_a_closed_form_gradient_is_named_where_the_reference_uses_auto
     assert message.startswith(NAMES + derived.DERIVED_WHY + "in the line that computes `dx`: "
                               "the axis changed"), message
     assert OR_NAMES not in message
+
+
+def test_a_local_derivative_of_the_input_where_it_takes_the_output_is_named():
+    """tanh' = 1 - tanh^2 a, written with the operation's output: taken of the input a instead."""
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    x = 0.7
+    message = misconception([math.tanh(x), [1 - x ** 2]], scalar.unary("tanh", x),
+                            scalar.misconceptions.unary("tanh", x), scalar_checks.CLOSE)
+    assert message.startswith(NAMES + derived.DERIVED_WHY + "in the local derivative d/da = "
+                              "1 - tanh^2 a of tanh a: " + derived.INPUT_FOR_RESULT), message
+
+
+def test_the_input_for_the_result_replaces_every_use_in_one_local_derivative_only():
+    function = ast.parse("def f(a):\n    out = np.exp(a) + 1\n"
+                         "    return out, (lambda: out * (1 - out), lambda: out)").body[0]
+    [first] = [n for n in ast.walk(function) if isinstance(n, ast.Lambda)][:1]
+    assert [ast.unparse(new) for _, new in derived._input_for_result(
+        first, derived._results(function))] == ["lambda: a * (1 - a)"]

@@ -19,7 +19,9 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
                                              two lines in the other order (read before written)
     two hyperparameters swapped              every use of beta1 and beta2 exchanged
     precedence regrouped                     a / b * c <-> a / (b * c),  a / (b - c) -> a / b - c,
-                                             f(a / b) -> f(a) / b, a / f(b)
+                                             f(a / b) -> f(a) / b, a / f(b),  (1 - p).log() -> 1 - p.log()
+    the input for the result                 out = np.exp(x); lambda: out -> lambda: x (a local
+                                             derivative written with an operation's output)
 
 A reference may also be written, for this only, in the form its exercise has students write it
 (`forms`: dp's division computes d/db as -g out / b, a student as -a / b ** 2, which loses its
@@ -334,7 +336,9 @@ CONTRACTION_MEAN = ("a mean where the right computation takes a sum: a product o
 ACCUMULATION_LOST = "an accumulation written as an assignment: what was accumulated is overwritten"
 # explanations (their beginnings) that say all there is to say, without the kinds of what
 # replaced what
-_COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN, PRECEDENCE + ": ")
+INPUT_FOR_RESULT = "its input used where the formula takes the operation's output"
+_COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN, PRECEDENCE + ": ",
+             INPUT_FOR_RESULT)
 
 
 def _augassign(node: ast.AugAssign) -> list:
@@ -470,14 +474,64 @@ def _sites(statement, lines, numbers):
     """[(path, j, why, node, replacement)]: the j-th mutation of the node at `path` (`_walk`)
     of `statement`, for the nodes on its executed lines (none inside a `while`: a mutant must
     end)."""
-    sites = []
+    sites, results = [], _results(statement)
     looping = {id(n) for w in ast.walk(statement) if isinstance(w, ast.While) for n in ast.walk(w)}
     for node, path in _walk(statement):
         if id(node) not in looping and getattr(node, "lineno", None) is not None and \
                 any(line in lines for line in range(node.lineno, node.end_lineno + 1)):
-            for j, (why, new) in enumerate(_rules(node, numbers)):
+            rules = _rules(node, numbers) + \
+                (_input_for_result(node, results) if isinstance(node, ast.Lambda) else [])
+            for j, (why, new) in enumerate(rules):
                 sites.append((path, j, why, node, new))
     return sites
+
+
+
+def _results(function) -> dict:
+    """{name: [its input]} of the names that `function` assigns once from an expression of one
+    of its inputs (an argument, or an attribute of one: `out = np.exp(self.value)`): the result
+    of an operation of one operand, which its local derivative may be written with."""
+    if not isinstance(function, ast.FunctionDef):
+        return {}
+    arguments = {a.arg for a in function.args.args + function.args.kwonlyargs}
+    assigned = [a for a in ast.walk(function) if isinstance(a, ast.Assign)
+                and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)]
+    found = {}
+    for assignment in assigned:
+        name = assignment.targets[0].id
+        inputs = {ast.dump(n): n for n in ast.walk(assignment.value) if _input(n, arguments)}
+        if name not in arguments and len(inputs) == 1 and \
+                sum(a.targets[0].id == name for a in assigned) == 1:
+            found[name] = list(inputs.values())
+    return found
+
+
+def _input(node, arguments: set) -> bool:
+    """An argument (`a`), or an attribute of one (`self.value`), read."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.value.id in arguments and node.attr != "T"
+    return isinstance(node, ast.Name) and node.id in arguments and \
+        isinstance(node.ctx, ast.Load) and node.id != "self"
+
+
+def _input_for_result(node: ast.Lambda, results: dict) -> list:
+    """A local derivative written with the operation's result (`lambda: out * (1 - out)`) taken
+    of the operation's input instead, at every use (`self.value * (1 - self.value)`): one
+    mutant per result it reads (`_results`)."""
+    found = []
+    read = {n.id for n in ast.walk(node.body) if isinstance(n, ast.Name)}
+    for name in sorted(read & results.keys()):
+        for source in results[name]:
+            changed = copy.deepcopy(node)
+            for parent in ast.walk(changed):
+                for field, index, child in list(_children(parent)):
+                    if isinstance(child, ast.Name) and child.id == name:
+                        if index is None:
+                            setattr(parent, field, copy.deepcopy(source))
+                        else:
+                            getattr(parent, field)[index] = copy.deepcopy(source)
+            found.append((INPUT_FOR_RESULT, changed))
+    return found
 
 
 def _walk(node, path=()):
