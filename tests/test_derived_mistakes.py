@@ -734,3 +734,24 @@ def test_the_input_for_the_result_replaces_every_use_in_one_local_derivative_onl
     [first] = [n for n in ast.walk(function) if isinstance(n, ast.Lambda)][:1]
     assert [ast.unparse(new) for _, new in derived._input_for_result(
         first, derived._results(function))] == ["lambda: a * (1 - a)"]
+
+
+def test_a_quotient_multiplied_instead_is_derived():
+    node = ast.parse("m / (1 - b)", mode="eval").body
+    assert "m * (1 - b)" in [ast.unparse(new) for why, new in derived._rules(node, {})
+                             if why == derived.DIVISION_AS_PRODUCT]
+
+
+def test_one_use_of_a_hyperparameter_read_as_another_is_named():
+    """m's bias correction with beta2, the rest right."""
+    def adam_m_corrected_with_beta2(theta, g, state, t, lr, beta1, beta2, eps):
+        m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
+        v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
+        m_hat, v_hat = m / (1 - beta2 ** t), v / (1 - beta2 ** t)
+        return theta - lr * m_hat / (np.sqrt(v_hat) + eps)
+    [got] = optimizers._rule_paths(adam_m_corrected_with_beta2, ADAM, A, C,
+                                   [np.array([0.5, -0.2])], 6)
+    [expected] = adam_paths()
+    message = misconception(got, expected, derived_adam(), CLOSE, part=0)
+    assert message == NAMES + derived.DERIVED_WHY + "`beta2` where `beta1` belongs, in one place", \
+        message

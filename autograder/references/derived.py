@@ -17,7 +17,9 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
     accumulation lost                        a += b -> a = b
     stale state                              a line left out (never written back),
                                              two lines in the other order (read before written)
-    two hyperparameters swapped              every use of beta1 and beta2 exchanged
+    two hyperparameters swapped              every use of beta1 and beta2 exchanged, or one use
+                                             of beta2 read as beta1
+    a division as a product                  a / b -> a * b
     precedence regrouped                     a / b * c <-> a / (b * c),  a / (b - c) -> a / b - c,
                                              f(a / b) -> f(a) / b, a / f(b),  (1 - p).log() -> 1 - p.log()
     the input for the result                 out = np.exp(x); lambda: out -> lambda: x (a local
@@ -138,6 +140,8 @@ def _binop(node: ast.BinOp) -> list:
         found += [("a factor dropped", a), ("a factor dropped", b)]
     if op in (ast.Div, ast.FloorDiv):
         found.append(("the division dropped", a))
+    if op is ast.Div:
+        found.append((DIVISION_AS_PRODUCT, ast.BinOp(a, ast.Mult(), b)))
     if op is ast.MatMult:
         found += [("a transpose added", ast.BinOp(ast.Attribute(a, "T", ast.Load()), node.op, b)),
                   ("a transpose added", ast.BinOp(a, node.op, ast.Attribute(b, "T", ast.Load())))]
@@ -337,8 +341,9 @@ ACCUMULATION_LOST = "an accumulation written as an assignment: what was accumula
 # explanations (their beginnings) that say all there is to say, without the kinds of what
 # replaced what
 INPUT_FOR_RESULT = "its input used where the formula takes the operation's output"
+DIVISION_AS_PRODUCT = wording.DIVISION_AS_PRODUCT
 _COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN, PRECEDENCE + ": ",
-             INPUT_FOR_RESULT)
+             INPUT_FOR_RESULT, DIVISION_AS_PRODUCT)
 
 
 def _augassign(node: ast.AugAssign) -> list:
@@ -388,6 +393,8 @@ def _parameters(node: ast.FunctionDef, numbers: set) -> list:
             quoted = all(wording.quotable(n, _words[0]) for n in pair)
             found.append((f"`{first}` and `{second}` swapped wherever they are used" if quoted
                           else wording.PARAMETERS_SWAPPED, _renamed(node, pair)))
+            found += _one_use_read_as(node, pair, quoted) + \
+                _one_use_read_as(node, pair[::-1], quoted)
             body = node.body
             for j in range(len(body) - 1):
                 reads = [{n.id for n in ast.walk(s) if isinstance(n, ast.Name)} & set(pair)
@@ -398,6 +405,22 @@ def _parameters(node: ast.FunctionDef, numbers: set) -> list:
                         body[j + 2:]
                     found.append((f"`{first}` and `{second}` swapped between the two lines that "
                                   "use them" if quoted else wording.PARAMETERS_SWAPPED, changed))
+    return found
+
+
+def _one_use_read_as(function: ast.FunctionDef, pair: tuple, quoted: bool) -> list:
+    """`function` with one of its reads of the parameter pair[0] reading pair[1] instead (a
+    bias correction of v with beta1): one mutant per read."""
+    found = []
+    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == pair[0]
+             and isinstance(n.ctx, ast.Load)]
+    for k in range(len(reads)):
+        changed = copy.deepcopy(function)
+        [read] = [n for n in ast.walk(changed) if isinstance(n, ast.Name) and n.id == pair[0]
+                  and isinstance(n.ctx, ast.Load)][k:k + 1]
+        read.id = pair[1]
+        found.append((f"`{pair[1]}` where `{pair[0]}` belongs, in one place" if quoted
+                      else wording.PARAMETERS_SWAPPED, changed))
     return found
 
 

@@ -15,8 +15,8 @@ argument and variable names (`vocabulary`, `quotable`). Everything else is descr
     which line          the variable the line assigns, when the exercise has that name
 
 and a few mutations read better by what they do than by their syntax: 1/x with its operands
-swapped is x, "the reciprocal dropped"; x * x without a factor is "the square dropped"; n + 1
-without its 1 is "off by one".
+swapped, or multiplied, is x, "the reciprocal dropped"; x * x without a factor is "the square
+dropped"; n + 1 without its 1 is "off by one".
 
 `rank(why)` orders explanations from the simplest, most common mistake (0) to the least likely
 (2): where mutations of one line give the reply's value, only those of the best rank are named
@@ -37,6 +37,7 @@ STALE = ("the state kept from the previous step left out of the update, as if it
 OFF_BY_ONE = "off by one: a 1 added or taken away is missing"
 SQUARE = "the square dropped"
 POWER_AS_PRODUCT = "a power written as a product"
+DIVISION_AS_PRODUCT = "multiplied where the right computation divides"
 # two parameters swapped whose names the student's exercise does not have: opaque (below)
 PARAMETERS_SWAPPED = "two parameters swapped wherever they are used"
 RECIPROCAL = "the reciprocal dropped: the value itself where 1 over it belongs"
@@ -95,8 +96,8 @@ def reworded(why: str, old, new) -> str:
     """`why` for the mutation `old` -> `new`, in the words of what it does where those say more
     than its syntax (see the module's doc)."""
     if isinstance(old, ast.BinOp):
-        if why.startswith("the two operands swapped") and isinstance(old.op, ast.Div) and \
-                _is_one(old.left):
+        if why.startswith(("the two operands swapped", DIVISION_AS_PRODUCT)) and \
+                isinstance(old.op, ast.Div) and _is_one(old.left):
             return RECIPROCAL
         if why.startswith("a factor dropped") and ast.dump(old.left) == ast.dump(old.right):
             return SQUARE
