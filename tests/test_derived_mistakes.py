@@ -755,3 +755,20 @@ def test_one_use_of_a_hyperparameter_read_as_another_is_named():
     message = misconception(got, expected, derived_adam(), CLOSE, part=0)
     assert message == NAMES + derived.DERIVED_WHY + "`beta2` where `beta1` belongs, in one place", \
         message
+
+
+def test_a_slip_in_a_vector_jacobian_product_as_the_notebook_writes_it_is_named():
+    """dp's softmax sums along `axis`, a name no rule changes; 02's VJPs, as its notebook writes
+    them (`forms`), sum along axis 1: a student's axis 0 is named."""
+    from autograder.checks import matrix_autodiff as matrix_checks
+    from autograder.references import matrix_autodiff
+    rng = np.random.default_rng(2)
+    a, upstream, program = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), [["softmax", 0]]
+    right = matrix_autodiff.gradients([a], program, upstream)
+    assert np.allclose(matrix_autodiff.gradients_written([a], program, upstream)[0], right[0])
+    s = np.exp(a) / np.exp(a).sum(axis=1, keepdims=True)
+    got = s * (upstream - (upstream * s).sum(axis=0, keepdims=True))
+    message = misconception(got, right[0], references.of("autograder.checks.matrix_autodiff")
+                            .misconceptions.gradients([a], program, upstream),
+                            lambda x, y: matrix_checks.same(x, y), part=0)
+    assert message.startswith(NAMES + derived.DERIVED_WHY + "the axis changed"), message
