@@ -681,13 +681,26 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
 
 
 def _with_forms(module, name: str, derive) -> list:
-    """derive(name), followed by derive(form) of each further form of `name`, less what says
-    the same of the same value as an earlier one (dp's log and 01's both lose the reciprocal)."""
+    """derive(name), and derive(form) of each form of `name` as its exercise writes it: one slip
+    may give one value in both, and is then one slip, not two lines that give the reply. Of a
+    value, the reference's mutants are kept where one says what changed (not opaque), else the
+    forms' (dp's division drops a part only its kind describes, 01's drops a square); and of
+    the forms', one explanation of a value once (dp's log and 01's both lose the reciprocal)."""
     found = derive(name)
-    for form in forms(module, name)[1:]:
-        found = found + [m for m in derive(form) if not any(
-            m[1] == why and _equal(m[2], value) for _, why, value in found)]
-    return found
+    if len(forms(module, name)) == 1:
+        return found
+    told, written = [m for m in found if not _opaque(m)], []
+    for mutant in (m for form in forms(module, name)[1:] for m in derive(form)):
+        if not any(_equal(mutant[2], value) for _, _, value in told) and not any(
+                mutant[1] == why and _equal(mutant[2], value) for _, why, value in written):
+            written.append(mutant)
+    return [m for m in found if not (_opaque(m) and any(
+        _equal(m[2], value) for _, _, value in written))] + written
+
+
+def _opaque(mutant) -> bool:
+    """Whether a mutant [id, why, value] says only the kinds of what it changed (its rank)."""
+    return mutant[0].rpartition(RANK)[2].partition(".")[0] == str(wording.OPAQUE)
 
 
 def forms(module, name: str) -> list:
