@@ -772,3 +772,70 @@ def test_a_slip_in_a_vector_jacobian_product_as_the_notebook_writes_it_is_named(
                             .misconceptions.gradients([a], program, upstream),
                             lambda x, y: matrix_checks.same(x, y), part=0)
     assert message.startswith(NAMES + derived.DERIVED_WHY + "the axis changed"), message
+
+
+def test_a_dropped_number_is_named_by_its_value_where_the_exercise_writes_it(monkeypatch):
+    monkeypatch.setattr(derived, "_words", ["height = (y_i + y_(i+1)) / 2"])
+    function = ast.parse("def f(y):\n    return (y[1:] + y[:-1]) / 2").body[0]
+    assert derived._part(ast.Constant(2), function) == "`2`"
+    assert derived._part(ast.Constant(7), function) is None
+    assert derived._part(ast.Constant(True), function) is None
+
+
+def test_a_division_by_a_number_dropped_is_named_as_the_factor_it_leaves_out():
+    node = ast.parse("(a + b) / 2", mode="eval").body
+    assert wording.reworded("the division dropped", node, node.left) == \
+        "a factor 1/2 dropped: the division by 2 is missing"
+    assert wording.reworded("the division dropped", ast.parse("a / 1", mode="eval").body,
+                            None) == "the division dropped"
+
+
+def _recurrent_case():
+    rng = np.random.default_rng(12)
+    x, h_init, dH = rng.normal(size=(4, 2, 3)), rng.normal(size=(2, 5)), rng.normal(size=(4, 2, 5))
+    params = {"W_x": rng.normal(size=(3, 5)) / 2, "W_h": rng.normal(size=(5, 5)) / 3,
+              "b": rng.normal(size=(1, 5))}
+    return x, params, h_init, dH
+
+
+def test_the_forms_of_10_and_12_compute_their_references_values():
+    from autograder.references import optimisation_beyond_ml as catenary, recurrent_networks
+    z = np.array([-0.1, -0.25, -0.2, -0.05])
+    written, right = catenary.catenary_loss_written(z, 1.1), catenary.catenary_loss(z, 1.1)
+    assert np.isclose(written[0], right[0]) and np.allclose(written[1], right[1])
+    args = _recurrent_case()
+    written, right = (recurrent_networks.unrolled_gradients_written(*args),
+                      recurrent_networks.unrolled_gradients(*args))
+    assert written.keys() == right.keys() and all(np.allclose(written[k], right[k]) for k in right)
+
+
+def test_a_slip_in_backpropagation_through_time_as_the_notebook_writes_it_is_named():
+    """dp's backprop of the unrolled graph sums a bias's gradient along the axes it was broadcast
+    along, which no rule changes: 12's form (`forms`), BPTT in NumPy, sums it along axis 0, and
+    a student's sum of everything is named."""
+    from autograder.references import recurrent_networks
+    x, params, h_init, dH = _recurrent_case()
+    right = recurrent_networks.unrolled_gradients(x, params, h_init, dH)
+    H, later, db = recurrent_networks.states(x, params, h_init), 0, np.zeros((1, 5))
+    for t in reversed(range(len(x))):
+        da = (dH[t] + later) * (1 - H[t] ** 2)
+        db, later = db + da.sum(), da @ params["W_h"].T
+    message = misconception(db, right["b"], references.of(
+        "autograder.checks.recurrent_networks").misconceptions.unrolled_gradients(
+        x, params, h_init, dH), CLOSE, part="b")
+    assert message.startswith(NAMES + derived.DERIVED_WHY) and "the axis changed" in message, \
+        message
+
+
+def test_a_slip_in_the_catenarys_loss_as_the_exercise_writes_it_is_named():
+    """10's reference takes the segments' mean heights by a cross-correlation with (1/2, 1/2):
+    its form as the exercise writes them (`forms`), (y_i+1 + y_i) / 2, can have its sign flipped."""
+    from autograder.checks.optimisation_beyond_ml import _same_loss
+    z, length = np.array([-0.1, -0.25, -0.2, -0.05]), 1.1
+    y = np.concatenate([[0.0], z, [0.0]])
+    s = np.sqrt(np.diff(y) ** 2 + 1 / (len(z) + 1) ** 2)
+    got = (s.sum() - length) ** 2 + (s * (y[1:] - y[:-1]) / 2).sum()
+    catenary = references.of("autograder.checks.optimisation_beyond_ml")
+    message = misconception(got, catenary.catenary_loss(z, length)[0],
+                            catenary.misconceptions.catenary_loss(z, length), _same_loss, part=0)
+    assert message.startswith(NAMES + derived.DERIVED_WHY) and "a sign flipped" in message, message

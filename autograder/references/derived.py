@@ -914,10 +914,14 @@ def _explained(statement, path, old, new, why) -> tuple:
 def _part(node, statement) -> str | None:
     """A part that a mutation dropped or swapped, in words a student can follow: its name where
     the exercise has it (`_quote`), else, for a name that `statement` assigns once, what computes
-    it ("the value of a call of sqrt()"); None where only the part's kind would say it."""
+    it ("the value of a call of sqrt()"), a number by its value where the exercise writes it
+    (the 2 of a mean of two ends); None where only the part's kind would say it."""
     quoted = _quote(node)
     if quoted.startswith("`"):
         return quoted
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+            not isinstance(node.value, bool):
+        return f"`{node.value!r}`" if wording.quotable(repr(node.value), _words[0]) else None
     if isinstance(node, ast.Name):
         values = [a.value for a in ast.walk(statement) if isinstance(a, ast.Assign) and
                   [ast.dump(t) for t in a.targets] == [ast.dump(ast.Name(node.id, ast.Store()))]]

@@ -16,7 +16,7 @@ argument and variable names (`vocabulary`, `quotable`). Everything else is descr
 
 and a few mutations read better by what they do than by their syntax: 1/x with its operands
 swapped, or multiplied, is x, "the reciprocal dropped"; x * x without a factor is "the square
-dropped"; n + 1 without its 1 is "off by one".
+dropped"; n + 1 without its 1 is "off by one"; a / 2 without its division is "a factor 1/2 dropped".
 
 `rank(why)` orders explanations from the simplest, most common mistake (0) to the least likely
 (2): where mutations of one line give the reply's value, only those of the best rank are named
@@ -104,6 +104,9 @@ def reworded(why: str, old, new) -> str:
         if why.startswith("a term dropped") and any(_is_one(side) for side in (old.left, old.right)
                                                     if side is not new):
             return OFF_BY_ONE
+        if why.startswith("the division dropped") and _number(old.right) and not _is_one(old.right):
+            return f"a factor 1/{old.right.value!r} dropped: the division by {old.right.value!r} " \
+                "is missing"
     return why
 
 
@@ -136,6 +139,11 @@ def changed_parts(why: str, old, new) -> list:
     if before is None or after is None or len(before) != len(after):
         return []
     return [a for a, b in zip(before, after) if a is not b]
+
+
+def _number(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+        not isinstance(node.value, bool)
 
 
 def _is_one(node) -> bool:
