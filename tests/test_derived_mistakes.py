@@ -839,3 +839,18 @@ def test_a_slip_in_the_catenarys_loss_as_the_exercise_writes_it_is_named():
     message = misconception(got, catenary.catenary_loss(z, length)[0],
                             catenary.misconceptions.catenary_loss(z, length), _same_loss, part=0)
     assert message.startswith(NAMES + derived.DERIVED_WHY) and "a sign flipped" in message, message
+
+
+def test_a_step_skipped_reads_what_a_name_was_computed_from(monkeypatch):
+    monkeypatch.setattr(derived, "_words", ["def f(x, weights): h = x; for W in weights: ..."])
+    function = ast.parse("def f(x, weights):\n    hs, h = [], np.asarray(x)\n"
+                         "    for W in weights:\n        h = np.tanh(h @ W)\n"
+                         "    da = h * (1 - h)\n    return da @ W").body[0]
+    sources = derived._sources(function)
+    assert sources["h"] == ["x", "W"] and sources["da"] == ["h"]
+    loop_line = function.body[1].body[0]
+    assert [(why, ast.unparse(new)) for why, new in derived._skipped_step(loop_line, sources)] == [
+        ("a step skipped: `x` used where `h`, computed from it, belongs", "h = np.tanh(x @ W)"),
+        ("a step skipped: `W` used where `h`, computed from it, belongs", "h = np.tanh(W @ W)")]
+    [(why, new)] = derived._skipped_step(function.body[-1], {"da": ["dz"]})
+    assert why == wording.STEP_SKIPPED and wording.opaque(why)     # dz: not the exercise's

@@ -24,6 +24,8 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
                                              f(a / b) -> f(a) / b, a / f(b),  (1 - p).log() -> 1 - p.log()
     the input for the result                 out = np.exp(x); lambda: out -> lambda: x (a local
                                              derivative written with an operation's output)
+    a step skipped                           h = x; h = act(h @ W) -> act(x @ W);  da = dh * d;
+                                             da @ W -> dh @ W (in the reference's own module)
 
 A reference may also be written, for this only, in the form its exercise has students write it
 (`forms`: dp's division computes d/db as -g out / b, a student as -a / b ** 2, which loses its
@@ -493,17 +495,20 @@ def _executed(statement, lines) -> bool:
     return any(line in lines for line in range(statement.lineno, statement.end_lineno + 1))
 
 
-def _sites(statement, lines, numbers):
+def _sites(statement, lines, numbers, own=True):
     """[(path, j, why, node, replacement)]: the j-th mutation of the node at `path` (`_walk`)
     of `statement`, for the nodes on its executed lines (none inside a `while`: a mutant must
-    end)."""
+    end); a step skipped (`_skipped_step`) only in the reference's `own` module, whose
+    functions are few, not in the library's many."""
     sites, results = [], _results(statement)
+    sources = _sources(statement) if own else {}
     looping = {id(n) for w in ast.walk(statement) if isinstance(w, ast.While) for n in ast.walk(w)}
     for node, path in _walk(statement):
         if id(node) not in looping and getattr(node, "lineno", None) is not None and \
                 any(line in lines for line in range(node.lineno, node.end_lineno + 1)):
             rules = _rules(node, numbers) + \
-                (_input_for_result(node, results) if isinstance(node, ast.Lambda) else [])
+                (_input_for_result(node, results) if isinstance(node, ast.Lambda) else []) + \
+                (_skipped_step(node, sources) if isinstance(node, _SIMPLE) else [])
             for j, (why, new) in enumerate(rules):
                 sites.append((path, j, why, node, new))
     return sites
@@ -526,6 +531,59 @@ def _results(function) -> dict:
         if name not in arguments and len(inputs) == 1 and \
                 sum(a.targets[0].id == name for a in assigned) == 1:
             found[name] = list(inputs.values())
+    return found
+
+
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.Return)      # statements with no statements inside
+
+
+def _sources(function) -> dict:
+    """{name: [the names its assignments in `function` read]}, each name once and none of its
+    own (h = x; h = act(h @ W): h from x and W), not the functions called."""
+    if not isinstance(function, ast.FunctionDef):
+        return {}
+    found = {}
+    for target, value in _pairs(function):
+        called = {id(n) for c in ast.walk(value) if isinstance(c, ast.Call) for n in ast.walk(c.func)}
+        names = found.setdefault(target.id, [])
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in called \
+                    and n.id != target.id and n.id not in names:
+                names.append(n.id)
+    return found
+
+
+def _pairs(function):
+    """(name, the value assigned to it) of each assignment of `function` to a name, the names of
+    a tuple assigned a tuple too (hs, h = [], x)."""
+    for assignment in ast.walk(function):
+        if isinstance(assignment, ast.Assign) and len(assignment.targets) == 1:
+            target, value = assignment.targets[0], assignment.value
+            if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and \
+                    len(target.elts) == len(value.elts):
+                yield from ((t, v) for t, v in zip(target.elts, value.elts)
+                            if isinstance(t, ast.Name))
+            elif isinstance(target, ast.Name):
+                yield target, value
+
+
+def _skipped_step(statement, sources: dict) -> list:
+    """A step skipped: `statement` reading, wherever it reads a name, a name that name was
+    computed from instead (h = act(x @ W) for h = act(h @ W), after h = x; dh for da = dh * ...).
+    Worded by the two names where the exercise has them, else opaque."""
+    found = []
+    read = sorted({n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
+                   and isinstance(n.ctx, ast.Load)} & sources.keys())
+    for name in read:
+        for source in sources[name]:
+            changed = copy.deepcopy(statement)
+            for node in ast.walk(changed):
+                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                    node.id = source
+            quoted = [_quote(ast.Name(n, ast.Load())) for n in (source, name)]
+            found.append((f"a step skipped: {quoted[0]} used where {quoted[1]}, computed from it, "
+                          "belongs" if all(q.startswith("`") for q in quoted)
+                          else wording.STEP_SKIPPED, changed))
     return found
 
 
@@ -852,7 +910,8 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
     found, seen, tried = [], {_key(expected): SAME_VALUE}, 0
     for unit, i, member in sorted(units, key=depth):
         statement = member or unit.statements[i]
-        for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers):
+        for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers,
+                                             own=unit is reference):
             if tried >= LIMIT:
                 return found, True
             if time.thread_time() > deadline or \

@@ -48,7 +48,7 @@ _LESS_LIKELY = ("a term dropped", "a factor dropped", "the division dropped", PO
                 "the operations grouped the other way")
 # the kind of a mutation, the first of these its explanation holds: mutations of one kind are
 # one mistake, however many lines give it
-_KINDS = ("swapped", "state", "sign", "reciprocal", "square root", "square", "power", "off by one",
+_KINDS = ("step skipped", "swapped", "state", "sign", "reciprocal", "square root", "square", "power", "off by one",
           "axis", "mean", "transpose", "reverse", "other order", "accumulation", "left out",
           "dropped", "grouped")
 _texts: dict = {}
@@ -117,8 +117,9 @@ def reworded(why: str, old, new) -> str:
 # the reply (references.OPAQUE, in the student bundle too)
 OPAQUE = 3
 # the mutations whose meaning is which part they drop or swap
+STEP_SKIPPED = "a step skipped: a name used where another, computed from it, belongs"
 _PARTS = ("a term dropped", "a factor dropped", "the division dropped", "two values swapped",
-          "two arguments swapped")
+          "two arguments swapped", STEP_SKIPPED)
 
 
 def opaque(why: str) -> bool:
