@@ -611,6 +611,7 @@ def test_a_mutant_that_returns_a_string_where_the_reference_returns_an_array_end
         "    return [np.sqrt(x), 'name'][0] * 2\n"))
     found = derived.mutants(module, "pick", (np.array([4.0, 9.0]),), {})
     assert any(np.allclose(value, [2.0, 3.0]) for _, _, value in found), found
+    assert derived._equal("name", np.ones(2)) is False and derived._equal("a", "a") is True
 
 
 @pytest.mark.parametrize("code, other", [
@@ -854,3 +855,26 @@ def test_a_step_skipped_reads_what_a_name_was_computed_from(monkeypatch):
         ("a step skipped: `W` used where `h`, computed from it, belongs", "h = np.tanh(W @ W)")]
     [(why, new)] = derived._skipped_step(function.body[-1], {"da": ["dz"]})
     assert why == wording.STEP_SKIPPED and wording.opaque(why)     # dz: not the exercise's
+
+
+def test_a_mutant_that_gives_a_number_where_the_reference_gives_an_array_gives_a_0d_array(
+        tmp_path, monkeypatch):
+    """A sum over every axis: the checks read a mistake's shape as the reference's, and a number
+    crosses from the child process as a Python float, which has none."""
+    module = reference_module(tmp_path, monkeypatch, "summed_mutant", (
+        "import numpy as np\n\n\n"
+        "def totals(x):\n"
+        "    return [x.sum(axis=0), 'rows']\n"))
+    found = derived.derived(module, "totals", (np.arange(6.0).reshape(2, 3),), {})
+    summed = [value[0] for _, why, value in found
+              if "the axis changed" in why and np.size(value[0]) == 1]
+    assert summed and all(isinstance(v, np.ndarray) and v.shape == () and v == 15.0
+                          for v in summed), summed
+
+
+def test_a_mutant_that_gives_a_string_where_the_reference_gives_numbers_is_no_mistake():
+    expected = [np.ones(2), 3.0, {"w": np.zeros(1)}]
+    assert derived._shaped_like(["add", 3.0, {"w": np.zeros(1)}], expected) is None
+    assert derived._shaped_like([np.ones(2), 3.0, {"w": "mul"}], expected) is None
+    kept = derived._shaped_like([2.0, 4.0, {"w": np.ones(3)}], expected)
+    assert kept[0].shape == () and kept[1] == 4.0 and kept[2]["w"].shape == (3,)

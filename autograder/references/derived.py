@@ -693,6 +693,29 @@ def _key(value) -> str:
                                      default=repr).encode()).hexdigest()
 
 
+def _shaped_like(value, expected):
+    """`value` with a number where `expected` has an array given as a 0-d array (a sum over every
+    axis): the checks compare a mistake's value as they compare the reference's, by its shape
+    too, and a number crosses from the child (JSON) as a Python float, which has none. None
+    where a part is no number nor array where the reference's is one (a string, an op's name
+    returned by a mutant of dp): no mistake a reply can equal, and no check compares it."""
+    numeric = (int, float, np.number)
+    if isinstance(expected, (np.ndarray, *numeric)) and not isinstance(expected, bool):
+        if isinstance(value, bool) or not isinstance(value, (np.ndarray, *numeric)):
+            return None
+        return np.asarray(value, dtype=float) if isinstance(expected, np.ndarray) and \
+            not isinstance(value, np.ndarray) else value
+    if isinstance(expected, dict) and isinstance(value, dict):
+        parts = {k: _shaped_like(v, expected[k]) if k in expected else v for k, v in value.items()}
+        return None if any(p is None for p in parts.values()) else parts
+    if isinstance(expected, (list, tuple)) and isinstance(value, (list, tuple)) and \
+            len(value) == len(expected):
+        parts = [_shaped_like(v, e) for v, e in zip(value, expected)]
+        return None if any(p is None and e is not None for p, e in zip(parts, expected)) \
+            else type(value)(parts)
+    return value
+
+
 def _equal(a, b) -> bool:
     """Whether two plain results are the same (to 1e-9 relative): a mutant that equals the
     reference on these inputs is no mistake here."""
@@ -920,6 +943,9 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
             tried += 1
             value = _run(reference, unit, i, member, _replaced(statement, path, old, new), name,
                          args, kwargs)
+            if value is None:
+                continue
+            value = _shaped_like(value, expected)
             if value is None:
                 continue
             try:
