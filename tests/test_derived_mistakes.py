@@ -878,3 +878,14 @@ def test_a_mutant_that_gives_a_string_where_the_reference_gives_numbers_is_no_mi
     assert derived._shaped_like([np.ones(2), 3.0, {"w": "mul"}], expected) is None
     kept = derived._shaped_like([2.0, 4.0, {"w": np.ones(3)}], expected)
     assert kept[0].shape == () and kept[1] == 4.0 and kept[2]["w"].shape == (3,)
+
+
+def test_a_form_is_mutated_in_its_own_module_only():
+    """04's plain binary cross-entropy runs dp's log, product and mean: their mutants are the
+    reference's search's to make, not again each form's."""
+    from autograder.references import activation_functions
+    rng = np.random.default_rng(4)
+    p, y = rng.uniform(0.02, 0.98, (6, 1)), (rng.random((6, 1)) < 0.5).astype(float)
+    found = derived.mutants(activation_functions, "bce_written", (p, y), {})
+    assert found and all("@autograder.references.activation_functions:" in id_
+                         for id_, _, _ in found), [id_ for id_, _, _ in found]

@@ -761,6 +761,11 @@ def derived(module, name: str, args: tuple, kwargs: dict) -> list:
     return _with_forms(module, name, lambda form: _derived(module, form, args, kwargs))
 
 
+def _is_form(module, name: str) -> bool:
+    """Whether `name` is a form of a reference of `module` (`forms`), not a reference."""
+    return any(name in names for names in getattr(module, "AS_WRITTEN", {}).values())
+
+
 def _with_forms(module, name: str, derive) -> list:
     """derive(name), and derive(form) of each form of `name` as its exercise writes it: one slip
     may give one value in both, and is then one slip, not two lines that give the reply. Of a
@@ -901,7 +906,10 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
     except _TooSlow:        # (01's chain of 5,000 nodes): no mutant could run in the time left
         return [], True
     mine = lines.get(module.__file__, set())
-    libraries = [files[f] for f in sorted(lines) if f != module.__file__]
+    # a form is mutated in its own module only: the library's code it runs, the reference's
+    # search mutates already (and the same mutants again would only cost time)
+    libraries = [] if _is_form(module, name) else \
+        [files[f] for f in sorted(lines) if f != module.__file__]
     ran = [i for i, s in enumerate(statements)
            if isinstance(s, (ast.FunctionDef, ast.Assign)) and _executed(s, mine)]
     # the names a mutant may give a new value: the functions that ran, and what the reference
