@@ -4,6 +4,7 @@ gives their values after the catalogue's, `checking.misconception` names one tha
 equals (the catalogue first), and `checking.located` says where a reply that nothing names goes
 wrong. A right answer, and an equivalent form that the checks accept, is never named."""
 import ast
+import math
 import time
 
 import numpy as np
@@ -590,3 +591,301 @@ def test_the_vocabulary_is_the_exercises_code_and_what_its_text_quotes(tmp_path,
     words = wording.vocabulary("words")
     assert [name for name in ("scale", "s_t", "f", "x", "v_hat", "terms", "D", "Oktay", "s", "rope")
             if wording.quotable(name, words)] == ["scale", "s_t", "f", "x", "v_hat"]
+
+
+# -- general causes of mistakes located but not named ---------------------------------------------
+def reference_module(tmp_path, monkeypatch, name: str, source: str):
+    """A reference module written from `source` (derived.py mutates the source of a module)."""
+    import importlib
+    (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return importlib.import_module(name)
+
+
+def test_a_mutant_that_returns_a_string_where_the_reference_returns_an_array_ends_no_search(
+        tmp_path, monkeypatch):
+    """`pick(...)[1]` off by one gives the string; the search goes on to the other mutants."""
+    module = reference_module(tmp_path, monkeypatch, "string_mutant", (
+        "import numpy as np\n\n\n"
+        "def pick(x):\n"
+        "    return [np.sqrt(x), 'name'][0] * 2\n"))
+    found = derived.mutants(module, "pick", (np.array([4.0, 9.0]),), {})
+    assert any(np.allclose(value, [2.0, 3.0]) for _, _, value in found), found
+    assert derived._equal("name", np.ones(2)) is False and derived._equal("a", "a") is True
+
+
+@pytest.mark.parametrize("code, other", [
+    ("np.log(x)", "np.log10(x)"), ("math.log(x)", "math.log2(x)"), ("np.exp(x)", "np.exp2(x)"),
+    ("log10(x)", "log(x)"),
+])
+def test_a_logarithm_to_another_base_or_a_power_of_two_is_derived(code, other):
+    node = ast.parse(code, mode="eval").body
+    assert other in [ast.unparse(new) for why, new in derived._rules(node, {})
+                     if why == derived.ANOTHER_FUNCTION]
+
+
+def test_a_logarithm_to_another_base_is_named_by_the_function_taken():
+    from autograder.references import scalar_autodiff
+    x = 0.4
+    got = [math.log10(x), [1 / x]]      # the value to base 10, the derivative by hand as 1/x
+    message = misconception(got, scalar_autodiff.unary("log", x),
+                            derived.mutants(scalar_autodiff, "unary", ("log", x), {}),
+                            scalar_checks.CLOSE)
+    assert message == NAMES + derived.DERIVED_WHY + derived.ANOTHER_FUNCTION + \
+        ": a call of log10() where the right computation has a call of log()", message
+
+
+def test_each_form_a_reference_is_written_in_computes_the_references_value():
+    from autograder.references import scalar_autodiff
+    for op in ("add", "sub", "mul", "div"):
+        for number in (None, "left", "right"):
+            assert scalar_checks.CLOSE(scalar_autodiff.binary_written(op, 1.3, -0.7, number),
+                                       scalar_autodiff.binary(op, 1.3, -0.7, number))
+    for fn in ("neg", "exp", "log", "tanh", "sigmoid"):
+        assert scalar_checks.CLOSE(scalar_autodiff.unary_written(fn, 0.8),
+                                   scalar_autodiff.unary(fn, 0.8))
+    for function in scalar_checks.FUNCTIONS:
+        assert scalar_checks.CLOSE(scalar_autodiff.derivative_written(function, 0.8),
+                                   scalar_autodiff.derivative(function, 0.8))
+
+
+@pytest.mark.parametrize("call, got, words", [
+    (("binary", "div", 1.4, -0.6), [1.4 / -0.6, [1 / -0.6, -1.4 / -0.6]],
+     "in the local derivative d/db = -a/b^2 of a / b: the square dropped"),
+    (("unary", "tanh", -0.9), [math.tanh(-0.9), [(1 - math.tanh(-0.9)) ** 2]],
+     "in the local derivative d/da = 1 - tanh^2 a of tanh a: " + derived.PRECEDENCE),
+    (("derivative", "exp", 0.8), (math.exp(0.8 + 1e-6) - math.exp(0.8 - 1e-6)) / 2 * 1e-6,
+     derived.PRECEDENCE),
+])
+def test_a_slip_in_a_formula_as_the_exercise_writes_it_is_named(call, got, words):
+    """dp's division has d/db = -g out / b, with no square to drop, and 01's reference of a
+    derivative is dp's exact one, with no central difference: their forms as the exercise writes
+    them (`forms`) are mutated too."""
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    name, *args = call
+    message = misconception(got, getattr(scalar, name)(*args),
+                            getattr(scalar.misconceptions, name)(*args), scalar_checks.CLOSE)
+    assert message.startswith(NAMES + derived.DERIVED_WHY + words), message
+    assert OR_NAMES not in message
+
+
+@pytest.mark.parametrize("code, regrouped", [
+    ("(1 - x).log()", ["1 - x.log()"]),                 # the constant takes no method
+    ("(a / b).exp()", ["a.exp() / b", "a / b.exp()"]),
+    ("np.sqrt(a / b)", ["np.sqrt(a) / b", "a / np.sqrt(b)"]),
+])
+def test_a_function_or_method_of_an_operation_is_taken_of_one_operand(code, regrouped):
+    node = ast.parse(code, mode="eval").body
+    assert [ast.unparse(new) for why, new in derived._rules(node, {})
+            if why.startswith(derived.PRECEDENCE)] == regrouped
+
+
+def test_a_sign_flipped_in_a_term_that_the_references_guards_hide_is_named():
+    """`bce` keeps (1 - y) log(1 - p) only where y < 1, where 1 + y is the same: only its form as
+    the exercise writes it (`forms`) gives the slip a value of its own."""
+    from autograder.checks.activation_functions import BCE_RTOL
+    activation = references.of("autograder.checks.activation_functions")
+    rng = np.random.default_rng(4)
+    p, y = rng.uniform(0.02, 0.98, (12, 1)), (rng.random((12, 1)) < 0.5).astype(float)
+    got = float(-(y * np.log(p) + (1 + y) * np.log(1 - p)).mean())
+    right = activation.bce(p, y)
+    written = activation.bce_written(p, y)
+    assert np.isclose(written[0], right[0]) and np.allclose(written[1], right[1])
+    message = misconception(got, right[0], activation.misconceptions.bce(p, y), within(BCE_RTOL),
+                            part=0)
+    assert message == NAMES + derived.DERIVED_WHY + "in the line that computes `loss`: " \
+        "a sign flipped: a sum where the right computation has a difference", message
+
+
+def test_a_slip_in_a_closed_form_gradient_is_named_where_the_reference_uses_autodiff():
+    """08's reference differentiates dp.BatchNorm by dp's backprop: its form as the exercise
+    writes it (`forms`), the closed form, is mutated too."""
+    from autograder.checks.batch_normalisation import TOL, rel_error
+    batchnorm = references.of("autograder.checks.batch_normalisation")
+    rng = np.random.default_rng(8)
+    x, dy = rng.normal(size=(8, 3)), rng.normal(size=(8, 3))
+    gamma, beta, eps = rng.normal(size=(1, 3)), rng.normal(size=(1, 3)), 1e-5
+    right = batchnorm.gradients(x, gamma, beta, eps, dy)
+    written = batchnorm.gradients_written(x, gamma, beta, eps, dy)
+    assert all(np.allclose(written[k], right[k]) for k in right)
+    mean, std = x.mean(axis=0, keepdims=True), x.std(axis=0, keepdims=True)
+    x_hat, g = (x - mean) / np.sqrt(std ** 2 + eps), gamma * dy
+    got = (g - g.mean(axis=0, keepdims=True) - x_hat * (g * x_hat).mean(axis=1, keepdims=True)) / \
+        np.sqrt(std ** 2 + eps)
+    message = misconception(got, right["dx"], batchnorm.misconceptions.gradients(
+        x, gamma, beta, eps, dy), within(TOL, rel_error), part="dx")
+    assert message.startswith(NAMES + derived.DERIVED_WHY + "in the line that computes `dx`: "
+                              "the axis changed"), message
+    assert OR_NAMES not in message
+
+
+def test_a_local_derivative_of_the_input_where_it_takes_the_output_is_named():
+    """tanh' = 1 - tanh^2 a, written with the operation's output: taken of the input a instead."""
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    x = 0.7
+    message = misconception([math.tanh(x), [1 - x ** 2]], scalar.unary("tanh", x),
+                            scalar.misconceptions.unary("tanh", x), scalar_checks.CLOSE)
+    assert message.startswith(NAMES + derived.DERIVED_WHY + "in the local derivative d/da = "
+                              "1 - tanh^2 a of tanh a: " + derived.INPUT_FOR_RESULT), message
+
+
+def test_the_input_for_the_result_replaces_every_use_in_one_local_derivative_only():
+    function = ast.parse("def f(a):\n    out = np.exp(a) + 1\n"
+                         "    return out, (lambda: out * (1 - out), lambda: out)").body[0]
+    [first] = [n for n in ast.walk(function) if isinstance(n, ast.Lambda)][:1]
+    assert [ast.unparse(new) for _, new in derived._input_for_result(
+        first, derived._results(function))] == ["lambda: a * (1 - a)"]
+
+
+def test_a_quotient_multiplied_instead_is_derived():
+    node = ast.parse("m / (1 - b)", mode="eval").body
+    assert "m * (1 - b)" in [ast.unparse(new) for why, new in derived._rules(node, {})
+                             if why == derived.DIVISION_AS_PRODUCT]
+
+
+def test_one_use_of_a_hyperparameter_read_as_another_is_named():
+    """m's bias correction with beta2, the rest right."""
+    def adam_m_corrected_with_beta2(theta, g, state, t, lr, beta1, beta2, eps):
+        m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
+        v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
+        m_hat, v_hat = m / (1 - beta2 ** t), v / (1 - beta2 ** t)
+        return theta - lr * m_hat / (np.sqrt(v_hat) + eps)
+    [got] = optimizers._rule_paths(adam_m_corrected_with_beta2, ADAM, A, C,
+                                   [np.array([0.5, -0.2])], 6)
+    [expected] = adam_paths()
+    message = misconception(got, expected, derived_adam(), CLOSE, part=0)
+    assert message == NAMES + derived.DERIVED_WHY + "`beta2` where `beta1` belongs, in one place", \
+        message
+
+
+def test_a_slip_in_a_vector_jacobian_product_as_the_notebook_writes_it_is_named():
+    """dp's softmax sums along `axis`, a name no rule changes; 02's VJPs, as its notebook writes
+    them (`forms`), sum along axis 1: a student's axis 0 is named."""
+    from autograder.checks import matrix_autodiff as matrix_checks
+    from autograder.references import matrix_autodiff
+    rng = np.random.default_rng(2)
+    a, upstream, program = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), [["softmax", 0]]
+    right = matrix_autodiff.gradients([a], program, upstream)
+    assert np.allclose(matrix_autodiff.gradients_written([a], program, upstream)[0], right[0])
+    s = np.exp(a) / np.exp(a).sum(axis=1, keepdims=True)
+    got = s * (upstream - (upstream * s).sum(axis=0, keepdims=True))
+    message = misconception(got, right[0], references.of("autograder.checks.matrix_autodiff")
+                            .misconceptions.gradients([a], program, upstream),
+                            lambda x, y: matrix_checks.same(x, y), part=0)
+    assert message.startswith(NAMES + derived.DERIVED_WHY + "the axis changed"), message
+
+
+def test_a_dropped_number_is_named_by_its_value_where_the_exercise_writes_it(monkeypatch):
+    monkeypatch.setattr(derived, "_words", ["height = (y_i + y_(i+1)) / 2"])
+    function = ast.parse("def f(y):\n    return (y[1:] + y[:-1]) / 2").body[0]
+    assert derived._part(ast.Constant(2), function) == "`2`"
+    assert derived._part(ast.Constant(7), function) is None
+    assert derived._part(ast.Constant(True), function) is None
+
+
+def test_a_division_by_a_number_dropped_is_named_as_the_factor_it_leaves_out():
+    node = ast.parse("(a + b) / 2", mode="eval").body
+    assert wording.reworded("the division dropped", node, node.left) == \
+        "a factor 1/2 dropped: the division by 2 is missing"
+    assert wording.reworded("the division dropped", ast.parse("a / 1", mode="eval").body,
+                            None) == "the division dropped"
+
+
+def _recurrent_case():
+    rng = np.random.default_rng(12)
+    x, h_init, dH = rng.normal(size=(4, 2, 3)), rng.normal(size=(2, 5)), rng.normal(size=(4, 2, 5))
+    params = {"W_x": rng.normal(size=(3, 5)) / 2, "W_h": rng.normal(size=(5, 5)) / 3,
+              "b": rng.normal(size=(1, 5))}
+    return x, params, h_init, dH
+
+
+def test_the_forms_of_10_and_12_compute_their_references_values():
+    from autograder.references import optimisation_beyond_ml as catenary, recurrent_networks
+    z = np.array([-0.1, -0.25, -0.2, -0.05])
+    written, right = catenary.catenary_loss_written(z, 1.1), catenary.catenary_loss(z, 1.1)
+    assert np.isclose(written[0], right[0]) and np.allclose(written[1], right[1])
+    args = _recurrent_case()
+    written, right = (recurrent_networks.unrolled_gradients_written(*args),
+                      recurrent_networks.unrolled_gradients(*args))
+    assert written.keys() == right.keys() and all(np.allclose(written[k], right[k]) for k in right)
+
+
+def test_a_slip_in_backpropagation_through_time_as_the_notebook_writes_it_is_named():
+    """dp's backprop of the unrolled graph sums a bias's gradient along the axes it was broadcast
+    along, which no rule changes: 12's form (`forms`), BPTT in NumPy, sums it along axis 0, and
+    a student's sum of everything is named."""
+    from autograder.references import recurrent_networks
+    x, params, h_init, dH = _recurrent_case()
+    right = recurrent_networks.unrolled_gradients(x, params, h_init, dH)
+    H, later, db = recurrent_networks.states(x, params, h_init), 0, np.zeros((1, 5))
+    for t in reversed(range(len(x))):
+        da = (dH[t] + later) * (1 - H[t] ** 2)
+        db, later = db + da.sum(), da @ params["W_h"].T
+    message = misconception(db, right["b"], references.of(
+        "autograder.checks.recurrent_networks").misconceptions.unrolled_gradients(
+        x, params, h_init, dH), CLOSE, part="b")
+    assert message.startswith(NAMES + derived.DERIVED_WHY) and "the axis changed" in message, \
+        message
+
+
+def test_a_slip_in_the_catenarys_loss_as_the_exercise_writes_it_is_named():
+    """10's reference takes the segments' mean heights by a cross-correlation with (1/2, 1/2):
+    its form as the exercise writes them (`forms`), (y_i+1 + y_i) / 2, can have its sign flipped."""
+    from autograder.checks.optimisation_beyond_ml import _same_loss
+    z, length = np.array([-0.1, -0.25, -0.2, -0.05]), 1.1
+    y = np.concatenate([[0.0], z, [0.0]])
+    s = np.sqrt(np.diff(y) ** 2 + 1 / (len(z) + 1) ** 2)
+    got = (s.sum() - length) ** 2 + (s * (y[1:] - y[:-1]) / 2).sum()
+    catenary = references.of("autograder.checks.optimisation_beyond_ml")
+    message = misconception(got, catenary.catenary_loss(z, length)[0],
+                            catenary.misconceptions.catenary_loss(z, length), _same_loss, part=0)
+    assert message.startswith(NAMES + derived.DERIVED_WHY) and "a sign flipped" in message, message
+
+
+def test_a_step_skipped_reads_what_a_name_was_computed_from(monkeypatch):
+    monkeypatch.setattr(derived, "_words", ["def f(x, weights): h = x; for W in weights: ..."])
+    function = ast.parse("def f(x, weights):\n    hs, h = [], np.asarray(x)\n"
+                         "    for W in weights:\n        h = np.tanh(h @ W)\n"
+                         "    da = h * (1 - h)\n    return da @ W").body[0]
+    sources = derived._sources(function)
+    assert sources["h"] == ["x", "W"] and sources["da"] == ["h"]
+    loop_line = function.body[1].body[0]
+    assert [(why, ast.unparse(new)) for why, new in derived._skipped_step(loop_line, sources)] == [
+        ("a step skipped: `x` used where `h`, computed from it, belongs", "h = np.tanh(x @ W)"),
+        ("a step skipped: `W` used where `h`, computed from it, belongs", "h = np.tanh(W @ W)")]
+    [(why, new)] = derived._skipped_step(function.body[-1], {"da": ["dz"]})
+    assert why == wording.STEP_SKIPPED and wording.opaque(why)     # dz: not the exercise's
+
+
+def test_a_mutant_that_gives_a_number_where_the_reference_gives_an_array_gives_a_0d_array(
+        tmp_path, monkeypatch):
+    """A sum over every axis: the checks read a mistake's shape as the reference's, and a number
+    crosses from the child process as a Python float, which has none."""
+    module = reference_module(tmp_path, monkeypatch, "summed_mutant", (
+        "import numpy as np\n\n\n"
+        "def totals(x):\n"
+        "    return [x.sum(axis=0), 'rows']\n"))
+    found = derived.derived(module, "totals", (np.arange(6.0).reshape(2, 3),), {})
+    summed = [value[0] for _, why, value in found
+              if "the axis changed" in why and np.size(value[0]) == 1]
+    assert summed and all(isinstance(v, np.ndarray) and v.shape == () and v == 15.0
+                          for v in summed), summed
+
+
+def test_a_mutant_that_gives_a_string_where_the_reference_gives_numbers_is_no_mistake():
+    expected = [np.ones(2), 3.0, {"w": np.zeros(1)}]
+    assert derived._shaped_like(["add", 3.0, {"w": np.zeros(1)}], expected) is None
+    assert derived._shaped_like([np.ones(2), 3.0, {"w": "mul"}], expected) is None
+    kept = derived._shaped_like([2.0, 4.0, {"w": np.ones(3)}], expected)
+    assert kept[0].shape == () and kept[1] == 4.0 and kept[2]["w"].shape == (3,)
+
+
+def test_a_form_is_mutated_in_its_own_module_only():
+    """04's plain binary cross-entropy runs dp's log, product and mean: their mutants are the
+    reference's search's to make, not again each form's."""
+    from autograder.references import activation_functions
+    rng = np.random.default_rng(4)
+    p, y = rng.uniform(0.02, 0.98, (6, 1)), (rng.random((6, 1)) < 0.5).astype(float)
+    found = derived.mutants(activation_functions, "bce_written", (p, y), {})
+    assert found and all("@autograder.references.activation_functions:" in id_
+                         for id_, _, _ in found), [id_ for id_, _, _ in found]

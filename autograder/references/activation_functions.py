@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dp import Node
+
 from . import misconception
 
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
@@ -99,6 +101,18 @@ def bce(p, y) -> list:
         terms = -(np.where(y > 0, y * np.log(p), 0) + np.where(y < 1, (1 - y) * np.log1p(-p), 0))
         grad = (-y / p + (1 - y) / (1 - p)) / p.size
     return [float(terms.mean()), grad]
+
+
+def bce_written(p, y) -> list:
+    """`bce` as the exercise has students write it (derived.py: `forms`): the plain formula on a
+    dp Node, its gradient by dp's backprop (the guards of `bce` hide a slip in a term of a class
+    that the labels leave out: 1 + y for 1 - y changes nothing where y = 1 is masked)."""
+    p = Node(p, "p")
+    loss = -(y * p.log() + (1 - y) * (1 - p).log()).mean()
+    return [loss.item(), loss.grad(1)["p"]]
+
+
+AS_WRITTEN = {"bce": ("bce_written",)}
 
 
 # -- known mistakes of the loss: [value, dL/dp] as `bce` gives them ---------------------------------

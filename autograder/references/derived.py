@@ -10,15 +10,26 @@ made by small rewrite rules on its syntax tree, each of which a student makes of
     a term or a factor dropped               a + b -> a,  a * b -> a,  a / b -> a
     a power or a root                        a ** b -> a * b,  a ** 2 -> a,  sqrt(a) -> a
     sum and mean, the axis                   x.sum() <-> x.mean(),  axis=0 -> axis=1
+    another function                         np.log(x) -> np.log10(x), np.exp(x) -> np.exp2(x)
     a transpose added or dropped             a.T -> a,  a @ b -> a.T @ b
     an order reversed, off by one            for x in s -> in reversed(s),  range(n) -> range(n - 1),
                                              x[i] -> x[i + 1]
     accumulation lost                        a += b -> a = b
     stale state                              a line left out (never written back),
                                              two lines in the other order (read before written)
-    two hyperparameters swapped              every use of beta1 and beta2 exchanged
+    two hyperparameters swapped              every use of beta1 and beta2 exchanged, or one use
+                                             of beta2 read as beta1
+    a division as a product                  a / b -> a * b
     precedence regrouped                     a / b * c <-> a / (b * c),  a / (b - c) -> a / b - c,
-                                             f(a / b) -> f(a) / b, a / f(b)
+                                             f(a / b) -> f(a) / b, a / f(b),  (1 - p).log() -> 1 - p.log()
+    the input for the result                 out = np.exp(x); lambda: out -> lambda: x (a local
+                                             derivative written with an operation's output)
+    a step skipped                           h = x; h = act(h @ W) -> act(x @ W);  da = dh * d;
+                                             da @ W -> dh @ W (in the reference's own module)
+
+A reference may also be written, for this only, in the form its exercise has students write it
+(`forms`: dp's division computes d/db as -g out / b, a student as -a / b ** 2, which loses its
+square where dp's form has none): the mutants of each form are derived too.
 
 `derived(module, name, args, kwargs)` runs the reference `name` once under a line tracer to learn
 which top-level definitions of `module` the call executes, and on which lines; applies each rule
@@ -131,6 +142,8 @@ def _binop(node: ast.BinOp) -> list:
         found += [("a factor dropped", a), ("a factor dropped", b)]
     if op in (ast.Div, ast.FloorDiv):
         found.append(("the division dropped", a))
+    if op is ast.Div:
+        found.append((DIVISION_AS_PRODUCT, ast.BinOp(a, ast.Mult(), b)))
     if op is ast.MatMult:
         found += [("a transpose added", ast.BinOp(ast.Attribute(a, "T", ast.Load()), node.op, b)),
                   ("a transpose added", ast.BinOp(a, node.op, ast.Attribute(b, "T", ast.Load())))]
@@ -174,13 +187,7 @@ def _call(node: ast.Call) -> list:
                       func.value))
     if name == "square" and len(args) == 1:
         found.append((wording.SQUARE, args[0]))
-    if len(args) == 1 and not node.keywords and isinstance(args[0], ast.BinOp) and \
-            isinstance(args[0].op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-        inner = args[0]         # precedence: f(a / b) -> f(a) / b, a / f(b)
-        for regrouped in (ast.BinOp(ast.Call(func, [inner.left], []), inner.op, inner.right),
-                          ast.BinOp(inner.left, inner.op, ast.Call(func, [inner.right], []))):
-            found.append((f"{PRECEDENCE}: {_quote(node)} taken of one operand only, with the "
-                          "other operand outside it", regrouped))
+    found += _one_operand(node)
     if name in ("sum", "mean") and isinstance(func, ast.Attribute):
         other = "mean" if name == "sum" else "sum"
         changed = copy.copy(node)
@@ -195,6 +202,11 @@ def _call(node: ast.Call) -> list:
             not isinstance(axes, (ast.Tuple, ast.List)):
         first = ast.BinOp(ast.Attribute(args[0], "ndim", ast.Load()), ast.Sub(), axes)    # a.ndim - n
         found += _contraction_means(node, args[0], [first, ast.UnaryOp(ast.USub(), ast.Constant(1))])
+    for other in _OTHER_FUNCTIONS.get(name, ()) if len(args) == 1 else ():
+        changed = copy.copy(node)
+        changed.func = ast.Attribute(func.value, other, func.ctx) if isinstance(func, ast.Attribute) \
+            else ast.Name(other, func.ctx)
+        found.append((ANOTHER_FUNCTION, changed))
     if name in ("transpose",) and len(args) <= 1:
         found.append(("a transpose dropped", args[0] if args else func.value))
     if name == "reversed" and len(args) == 1:
@@ -229,6 +241,36 @@ def _call(node: ast.Call) -> list:
     if not any(isinstance(a, ast.Starred) for a in args):
         found += _adjacent_swaps(node, "args", "two arguments swapped")
     return found
+
+
+# functions taken for one another: a logarithm to another base, a power of 2 for one of e
+_OTHER_FUNCTIONS = {"log": ("log10", "log2"), "log10": ("log",), "log2": ("log",), "exp": ("exp2",),
+                    "exp2": ("exp",)}
+ANOTHER_FUNCTION = "another function taken for the right one"
+
+
+def _one_operand(node: ast.Call) -> list:
+    """Precedence: a function of an operation taken of one of its operands only, the other
+    outside it: f(a / b) -> f(a) / b, a / f(b); and as a method, (1 - p).log() -> 1 - p.log(),
+    p.log() - 1 is not (only a name or an attribute takes the method)."""
+    func, args = node.func, node.args
+    if node.keywords or len(args) > 1:
+        return []
+    if len(args) == 1:          # f(a op b)
+        inner, apply = args[0], lambda operand: ast.Call(func, [operand], [])
+    elif isinstance(func, ast.Attribute):       # (a op b).f()
+        inner = func.value
+        apply = lambda operand: ast.Call(ast.Attribute(operand, func.attr, ast.Load()), [], [])
+    else:
+        return []
+    if not (isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Add, ast.Sub, ast.Mult,
+                                                                    ast.Div))):
+        return []
+    operands = [inner.left, inner.right] if args else \
+        [o for o in (inner.left, inner.right) if isinstance(o, (ast.Name, ast.Attribute))]
+    why = f"{PRECEDENCE}: {_quote(node)} taken of one operand only, with the other operand outside it"
+    return [(why, ast.BinOp(apply(o), inner.op, inner.right) if o is inner.left else
+             ast.BinOp(inner.left, inner.op, apply(o))) for o in operands]
 
 
 def _other_axes(axis) -> list:
@@ -300,7 +342,10 @@ CONTRACTION_MEAN = ("a mean where the right computation takes a sum: a product o
 ACCUMULATION_LOST = "an accumulation written as an assignment: what was accumulated is overwritten"
 # explanations (their beginnings) that say all there is to say, without the kinds of what
 # replaced what
-_COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN, PRECEDENCE + ": ")
+INPUT_FOR_RESULT = "its input used where the formula takes the operation's output"
+DIVISION_AS_PRODUCT = wording.DIVISION_AS_PRODUCT
+_COMPLETE = (ACCUMULATION_LOST, wording.POWER_AS_PRODUCT, CONTRACTION_MEAN, PRECEDENCE + ": ",
+             INPUT_FOR_RESULT, DIVISION_AS_PRODUCT)
 
 
 def _augassign(node: ast.AugAssign) -> list:
@@ -350,6 +395,8 @@ def _parameters(node: ast.FunctionDef, numbers: set) -> list:
             quoted = all(wording.quotable(n, _words[0]) for n in pair)
             found.append((f"`{first}` and `{second}` swapped wherever they are used" if quoted
                           else wording.PARAMETERS_SWAPPED, _renamed(node, pair)))
+            found += _one_use_read_as(node, pair, quoted) + \
+                _one_use_read_as(node, pair[::-1], quoted)
             body = node.body
             for j in range(len(body) - 1):
                 reads = [{n.id for n in ast.walk(s) if isinstance(n, ast.Name)} & set(pair)
@@ -360,6 +407,22 @@ def _parameters(node: ast.FunctionDef, numbers: set) -> list:
                         body[j + 2:]
                     found.append((f"`{first}` and `{second}` swapped between the two lines that "
                                   "use them" if quoted else wording.PARAMETERS_SWAPPED, changed))
+    return found
+
+
+def _one_use_read_as(function: ast.FunctionDef, pair: tuple, quoted: bool) -> list:
+    """`function` with one of its reads of the parameter pair[0] reading pair[1] instead (a
+    bias correction of v with beta1): one mutant per read."""
+    found = []
+    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == pair[0]
+             and isinstance(n.ctx, ast.Load)]
+    for k in range(len(reads)):
+        changed = copy.deepcopy(function)
+        [read] = [n for n in ast.walk(changed) if isinstance(n, ast.Name) and n.id == pair[0]
+                  and isinstance(n.ctx, ast.Load)][k:k + 1]
+        read.id = pair[1]
+        found.append((f"`{pair[1]}` where `{pair[0]}` belongs, in one place" if quoted
+                      else wording.PARAMETERS_SWAPPED, changed))
     return found
 
 
@@ -432,18 +495,124 @@ def _executed(statement, lines) -> bool:
     return any(line in lines for line in range(statement.lineno, statement.end_lineno + 1))
 
 
-def _sites(statement, lines, numbers):
+def _sites(statement, lines, numbers, own=True):
     """[(path, j, why, node, replacement)]: the j-th mutation of the node at `path` (`_walk`)
     of `statement`, for the nodes on its executed lines (none inside a `while`: a mutant must
-    end)."""
-    sites = []
+    end); a step skipped (`_skipped_step`) only in the reference's `own` module, whose
+    functions are few, not in the library's many."""
+    sites, results = [], _results(statement)
+    sources = _sources(statement) if own else {}
     looping = {id(n) for w in ast.walk(statement) if isinstance(w, ast.While) for n in ast.walk(w)}
     for node, path in _walk(statement):
         if id(node) not in looping and getattr(node, "lineno", None) is not None and \
                 any(line in lines for line in range(node.lineno, node.end_lineno + 1)):
-            for j, (why, new) in enumerate(_rules(node, numbers)):
+            rules = _rules(node, numbers) + \
+                (_input_for_result(node, results) if isinstance(node, ast.Lambda) else []) + \
+                (_skipped_step(node, sources) if isinstance(node, _SIMPLE) else [])
+            for j, (why, new) in enumerate(rules):
                 sites.append((path, j, why, node, new))
     return sites
+
+
+
+def _results(function) -> dict:
+    """{name: [its input]} of the names that `function` assigns once from an expression of one
+    of its inputs (an argument, or an attribute of one: `out = np.exp(self.value)`): the result
+    of an operation of one operand, which its local derivative may be written with."""
+    if not isinstance(function, ast.FunctionDef):
+        return {}
+    arguments = {a.arg for a in function.args.args + function.args.kwonlyargs}
+    assigned = [a for a in ast.walk(function) if isinstance(a, ast.Assign)
+                and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)]
+    found = {}
+    for assignment in assigned:
+        name = assignment.targets[0].id
+        inputs = {ast.dump(n): n for n in ast.walk(assignment.value) if _input(n, arguments)}
+        if name not in arguments and len(inputs) == 1 and \
+                sum(a.targets[0].id == name for a in assigned) == 1:
+            found[name] = list(inputs.values())
+    return found
+
+
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.Return)      # statements with no statements inside
+
+
+def _sources(function) -> dict:
+    """{name: [the names its assignments in `function` read]}, each name once and none of its
+    own (h = x; h = act(h @ W): h from x and W), not the functions called."""
+    if not isinstance(function, ast.FunctionDef):
+        return {}
+    found = {}
+    for target, value in _pairs(function):
+        called = {id(n) for c in ast.walk(value) if isinstance(c, ast.Call) for n in ast.walk(c.func)}
+        names = found.setdefault(target.id, [])
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in called \
+                    and n.id != target.id and n.id not in names:
+                names.append(n.id)
+    return found
+
+
+def _pairs(function):
+    """(name, the value assigned to it) of each assignment of `function` to a name, the names of
+    a tuple assigned a tuple too (hs, h = [], x)."""
+    for assignment in ast.walk(function):
+        if isinstance(assignment, ast.Assign) and len(assignment.targets) == 1:
+            target, value = assignment.targets[0], assignment.value
+            if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and \
+                    len(target.elts) == len(value.elts):
+                yield from ((t, v) for t, v in zip(target.elts, value.elts)
+                            if isinstance(t, ast.Name))
+            elif isinstance(target, ast.Name):
+                yield target, value
+
+
+def _skipped_step(statement, sources: dict) -> list:
+    """A step skipped: `statement` reading, wherever it reads a name, a name that name was
+    computed from instead (h = act(x @ W) for h = act(h @ W), after h = x; dh for da = dh * ...).
+    Worded by the two names where the exercise has them, else opaque."""
+    found = []
+    read = sorted({n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
+                   and isinstance(n.ctx, ast.Load)} & sources.keys())
+    for name in read:
+        for source in sources[name]:
+            changed = copy.deepcopy(statement)
+            for node in ast.walk(changed):
+                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                    node.id = source
+            quoted = [_quote(ast.Name(n, ast.Load())) for n in (source, name)]
+            found.append((f"a step skipped: {quoted[0]} used where {quoted[1]}, computed from it, "
+                          "belongs" if all(q.startswith("`") for q in quoted)
+                          else wording.STEP_SKIPPED, changed))
+    return found
+
+
+def _input(node, arguments: set) -> bool:
+    """An argument (`a`), or an attribute of one (`self.value`), read."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.value.id in arguments and node.attr != "T"
+    return isinstance(node, ast.Name) and node.id in arguments and \
+        isinstance(node.ctx, ast.Load) and node.id != "self"
+
+
+def _input_for_result(node: ast.Lambda, results: dict) -> list:
+    """A local derivative written with the operation's result (`lambda: out * (1 - out)`) taken
+    of the operation's input instead, at every use (`self.value * (1 - self.value)`): one
+    mutant per result it reads (`_results`)."""
+    found = []
+    read = {n.id for n in ast.walk(node.body) if isinstance(n, ast.Name)}
+    for name in sorted(read & results.keys()):
+        for source in results[name]:
+            changed = copy.deepcopy(node)
+            for parent in ast.walk(changed):
+                for field, index, child in list(_children(parent)):
+                    if isinstance(child, ast.Name) and child.id == name:
+                        if index is None:
+                            setattr(parent, field, copy.deepcopy(source))
+                        else:
+                            getattr(parent, field)[index] = copy.deepcopy(source)
+            found.append((INPUT_FOR_RESULT, changed))
+    return found
 
 
 def _walk(node, path=()):
@@ -524,6 +693,29 @@ def _key(value) -> str:
                                      default=repr).encode()).hexdigest()
 
 
+def _shaped_like(value, expected):
+    """`value` with a number where `expected` has an array given as a 0-d array (a sum over every
+    axis): the checks compare a mistake's value as they compare the reference's, by its shape
+    too, and a number crosses from the child (JSON) as a Python float, which has none. None
+    where a part is no number nor array where the reference's is one (a string, an op's name
+    returned by a mutant of dp): no mistake a reply can equal, and no check compares it."""
+    numeric = (int, float, np.number)
+    if isinstance(expected, (np.ndarray, *numeric)) and not isinstance(expected, bool):
+        if isinstance(value, bool) or not isinstance(value, (np.ndarray, *numeric)):
+            return None
+        return np.asarray(value, dtype=float) if isinstance(expected, np.ndarray) and \
+            not isinstance(value, np.ndarray) else value
+    if isinstance(expected, dict) and isinstance(value, dict):
+        parts = {k: _shaped_like(v, expected[k]) if k in expected else v for k, v in value.items()}
+        return None if any(p is None for p in parts.values()) else parts
+    if isinstance(expected, (list, tuple)) and isinstance(value, (list, tuple)) and \
+            len(value) == len(expected):
+        parts = [_shaped_like(v, e) for v, e in zip(value, expected)]
+        return None if any(p is None and e is not None for p, e in zip(parts, expected)) \
+            else type(value)(parts)
+    return value
+
+
 def _equal(a, b) -> bool:
     """Whether two plain results are the same (to 1e-9 relative): a mutant that equals the
     reference on these inputs is no mistake here."""
@@ -532,7 +724,7 @@ def _equal(a, b) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
     if a is None or b is None or isinstance(a, str) or isinstance(b, str):
-        return a == b
+        return type(a) is type(b) and a == b     # (a string == an array would be an array)
     try:
         x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     except (TypeError, ValueError):
@@ -564,6 +756,48 @@ _kept: dict = {}     # {(module, name, key of the arguments): [[id, why, value]]
 
 
 def derived(module, name: str, args: tuple, kwargs: dict) -> list:
+    """The mutants of reference `name` (`_derived`), and then those of each form the module
+    writes it in as its exercise has students write it (`forms`)."""
+    return _with_forms(module, name, lambda form: _derived(module, form, args, kwargs))
+
+
+def _is_form(module, name: str) -> bool:
+    """Whether `name` is a form of a reference of `module` (`forms`), not a reference."""
+    return any(name in names for names in getattr(module, "AS_WRITTEN", {}).values())
+
+
+def _with_forms(module, name: str, derive) -> list:
+    """derive(name), and derive(form) of each form of `name` as its exercise writes it: one slip
+    may give one value in both, and is then one slip, not two lines that give the reply. Of a
+    value, the reference's mutants are kept where one says what changed (not opaque), else the
+    forms' (dp's division drops a part only its kind describes, 01's drops a square); and of
+    the forms', one explanation of a value once (dp's log and 01's both lose the reciprocal)."""
+    found = derive(name)
+    if len(forms(module, name)) == 1:
+        return found
+    told, written = [m for m in found if not _opaque(m)], []
+    for mutant in (m for form in forms(module, name)[1:] for m in derive(form)):
+        if not any(_equal(mutant[2], value) for _, _, value in told) and not any(
+                mutant[1] == why and _equal(mutant[2], value) for _, why, value in written):
+            written.append(mutant)
+    return [m for m in found if not (_opaque(m) and any(
+        _equal(m[2], value) for _, _, value in written))] + written
+
+
+def _opaque(mutant) -> bool:
+    """Whether a mutant [id, why, value] says only the kinds of what it changed (its rank)."""
+    return mutant[0].rpartition(RANK)[2].partition(".")[0] == str(wording.OPAQUE)
+
+
+def forms(module, name: str) -> list:
+    """`name`, and the functions that `module`'s AS_WRITTEN ({reference: (its forms)}) gives
+    for it: each computes the reference's value with the formulas of the exercise, as a student
+    writes them (a local derivative as -a/b^2, not as dp's -g out/b; a loss as a plain
+    formula, not guarded), so that a student's slip in a formula is a mutation of a formula."""
+    return [name, *getattr(module, "AS_WRITTEN", {}).get(name, ())]
+
+
+def _derived(module, name: str, args: tuple, kwargs: dict) -> list:
     """`_derive`, once per reference and arguments in this process (the grading of a task and
     its messages, and a class graded with the same inputs, ask again): the last KEPT answers
     are kept, those cut short by the task's time are not."""
@@ -650,7 +884,7 @@ def _read_until(fd: int, deadline: float):
 
 def mutants(module, name: str, args: tuple, kwargs: dict) -> list:
     """`derived`, in this process."""
-    return _search(module, name, args, kwargs)[0]
+    return _with_forms(module, name, lambda form: _search(module, form, args, kwargs)[0])
 
 
 def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
@@ -672,7 +906,10 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
     except _TooSlow:        # (01's chain of 5,000 nodes): no mutant could run in the time left
         return [], True
     mine = lines.get(module.__file__, set())
-    libraries = [files[f] for f in sorted(lines) if f != module.__file__]
+    # a form is mutated in its own module only: the library's code it runs, the reference's
+    # search mutates already (and the same mutants again would only cost time)
+    libraries = [] if _is_form(module, name) else \
+        [files[f] for f in sorted(lines) if f != module.__file__]
     ran = [i for i, s in enumerate(statements)
            if isinstance(s, (ast.FunctionDef, ast.Assign)) and _executed(s, mine)]
     # the names a mutant may give a new value: the functions that ran, and what the reference
@@ -704,7 +941,8 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
     found, seen, tried = [], {_key(expected): SAME_VALUE}, 0
     for unit, i, member in sorted(units, key=depth):
         statement = member or unit.statements[i]
-        for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers):
+        for path, j, why, old, new in _sites(statement, lines[unit.module.__file__], numbers,
+                                             own=unit is reference):
             if tried >= LIMIT:
                 return found, True
             if time.thread_time() > deadline or \
@@ -713,6 +951,9 @@ def _search(module, name: str, args: tuple, kwargs: dict) -> tuple:
             tried += 1
             value = _run(reference, unit, i, member, _replaced(statement, path, old, new), name,
                          args, kwargs)
+            if value is None:
+                continue
+            value = _shaped_like(value, expected)
             if value is None:
                 continue
             try:
@@ -766,10 +1007,14 @@ def _explained(statement, path, old, new, why) -> tuple:
 def _part(node, statement) -> str | None:
     """A part that a mutation dropped or swapped, in words a student can follow: its name where
     the exercise has it (`_quote`), else, for a name that `statement` assigns once, what computes
-    it ("the value of a call of sqrt()"); None where only the part's kind would say it."""
+    it ("the value of a call of sqrt()"), a number by its value where the exercise writes it
+    (the 2 of a mean of two ends); None where only the part's kind would say it."""
     quoted = _quote(node)
     if quoted.startswith("`"):
         return quoted
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+            not isinstance(node.value, bool):
+        return f"`{node.value!r}`" if wording.quotable(repr(node.value), _words[0]) else None
     if isinstance(node, ast.Name):
         values = [a.value for a in ast.walk(statement) if isinstance(a, ast.Assign) and
                   [ast.dump(t) for t in a.targets] == [ast.dump(ast.Name(node.id, ast.Store()))]]

@@ -69,10 +69,29 @@ def catenary(z, length=1.1):
     return (s.sum() - length).square() + (s * rope.conv1d(np.array([0.5, 0.5]))).sum()
 
 
-def catenary_loss(z, length) -> list:
-    """[loss(z), d loss / dz] by dp."""
-    out = catenary(Node(np.array(z, dtype=float), "z"), length)
+def catenary_loss(z, length, rope=catenary) -> list:
+    """[loss(z), d loss / dz] by dp (of the loss `rope` writes)."""
+    out = rope(Node(np.array(z, dtype=float), "z"), length)
     return [float(out.value), out.grad(1.0)["z"]]
+
+
+def catenary_written(z, length=1.1):
+    """`catenary` as the exercise has students write it (derived.py: `forms`): the segments'
+    differences and mean heights by slices, not cross-correlations."""
+    dx = 1.0 / (len(z) + 1)
+    y = dp.concatenate([Node(np.zeros(1)), z, Node(np.zeros(1))])
+    dy = y[1:] - y[:-1]
+    s = (dy * dy + dx * dx).sqrt()
+    mean_height = (y[1:] + y[:-1]) / 2
+    return (s.sum() - length) ** 2 + (s * mean_height).sum()
+
+
+def catenary_loss_written(z, length) -> list:
+    """`catenary_loss`, of the loss as the exercise writes it."""
+    return catenary_loss(z, length, catenary_written)
+
+
+AS_WRITTEN = {"catenary_loss": ("catenary_loss_written",)}
 
 
 def loss_value(z, length, dx=None, height="mean", sign=1.0, power=2, ends=True) -> float:

@@ -113,6 +113,15 @@ def mistaken_bptt(x, params, h_init, H, dH, mistake=None) -> dict:
     return {**grads, "h_init": later, "H": total}
 
 
+def unrolled_gradients_written(x, params, h_init, dH) -> dict:
+    """`unrolled_gradients` as the notebook has students write them: BPTT in NumPy (derived.py:
+    `forms`: dp's backprop has no loop back in time to slip in)."""
+    return mistaken_bptt(x, params, h_init, states(x, params, h_init), dH)
+
+
+AS_WRITTEN = {"unrolled_gradients": ("unrolled_gradients_written",)}
+
+
 def bptt_mistakes(x, params, h_init, H, dH, mistakes) -> dict:
     """{mistake: the gradients BPTT with that mistake gives} for each of `mistakes`."""
     return {mistake: mistaken_bptt(x, params, h_init, H, dH, mistake) for mistake in mistakes}

@@ -103,6 +103,85 @@ def derivative(function, x, eps=None) -> float:
     return float(FUNCTIONS[function](Node(x, "x")).grad(1)["x"])
 
 
+# -- the references as the exercise has students write them (derived.py: `forms`) ---------------
+# Each operation gives its value and its local derivatives, one function of the operands each,
+# by the formulas of the exercise's docstrings: a slip in one (-a / b, the square lost) is then a
+# mutation of it, as it is not of dp's code (-g * out / b has no square to lose).
+def _add(a, b):
+    """a + b.   d/da = 1,  d/db = 1"""
+    return a + b, (lambda: 1.0, lambda: 1.0)
+
+
+def _sub(a, b):
+    """a - b.   d/da = 1,  d/db = -1"""
+    return a - b, (lambda: 1.0, lambda: -1.0)
+
+
+def _mul(a, b):
+    """a * b.   d/da = b,  d/db = a"""
+    return a * b, (lambda: b, lambda: a)
+
+
+def _div(a, b):
+    """a / b.   d/da = 1/b,  d/db = -a/b^2"""
+    return a / b, (lambda: 1 / b, lambda: -a / b ** 2)
+
+
+def _neg(a):
+    """-a.   d/da = -1"""
+    return -a, (lambda: -1.0,)
+
+
+def _exp(a):
+    """e^a.   d/da = e^a"""
+    value = math.exp(a)
+    return value, (lambda: value,)
+
+
+def _log(a):
+    """ln a.   d/da = 1/a"""
+    return math.log(a), (lambda: 1 / a,)
+
+
+def _tanh(a):
+    """tanh a.   d/da = 1 - tanh^2 a"""
+    value = math.tanh(a)
+    return value, (lambda: 1 - value ** 2,)
+
+
+def _sigmoid(a):
+    """sigma(a) = 1 / (1 + e^-a).   d/da = sigma(a) (1 - sigma(a))"""
+    value = 1 / (1 + math.exp(-a))
+    return value, (lambda: value * (1 - value),)
+
+
+WRITTEN = {"add": _add, "sub": _sub, "mul": _mul, "div": _div, "neg": _neg, "exp": _exp,
+           "log": _log, "tanh": _tanh, "sigmoid": _sigmoid}
+
+
+def binary_written(op, a, b, number=None) -> list:
+    """`binary`, by the exercise's formulas."""
+    value, (da, db) = WRITTEN[op](a, b)
+    return [value, _sides(number, da(), db())]
+
+
+def unary_written(fn, x) -> list:
+    """`unary`, by the exercise's formulas."""
+    value, (dx,) = WRITTEN[fn](x)
+    return [value, [dx()]]
+
+
+def derivative_written(function, x, eps=None) -> float:
+    """`derivative` as numerical_gradient estimates it: the central difference
+    (f(x + eps) - f(x - eps)) / (2 eps), whose error (about eps^2) is far below the checks'."""
+    f, eps = ESTIMATED[function], 1e-6 if eps is None else eps
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+AS_WRITTEN = {"binary": ("binary_written",), "unary": ("unary_written",),
+              "derivative": ("derivative_written",)}
+
+
 # -- known mistakes (autograder/references/__init__.py: `misconception`) -------------------------
 def _sides(number, da, db) -> list:
     """[d/da, d/db], None for the side given as a Python number."""

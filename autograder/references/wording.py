@@ -15,8 +15,8 @@ argument and variable names (`vocabulary`, `quotable`). Everything else is descr
     which line          the variable the line assigns, when the exercise has that name
 
 and a few mutations read better by what they do than by their syntax: 1/x with its operands
-swapped is x, "the reciprocal dropped"; x * x without a factor is "the square dropped"; n + 1
-without its 1 is "off by one".
+swapped, or multiplied, is x, "the reciprocal dropped"; x * x without a factor is "the square
+dropped"; n + 1 without its 1 is "off by one"; a / 2 without its division is "a factor 1/2 dropped".
 
 `rank(why)` orders explanations from the simplest, most common mistake (0) to the least likely
 (2): where mutations of one line give the reply's value, only those of the best rank are named
@@ -37,6 +37,7 @@ STALE = ("the state kept from the previous step left out of the update, as if it
 OFF_BY_ONE = "off by one: a 1 added or taken away is missing"
 SQUARE = "the square dropped"
 POWER_AS_PRODUCT = "a power written as a product"
+DIVISION_AS_PRODUCT = "multiplied where the right computation divides"
 # two parameters swapped whose names the student's exercise does not have: opaque (below)
 PARAMETERS_SWAPPED = "two parameters swapped wherever they are used"
 RECIPROCAL = "the reciprocal dropped: the value itself where 1 over it belongs"
@@ -47,7 +48,7 @@ _LESS_LIKELY = ("a term dropped", "a factor dropped", "the division dropped", PO
                 "the operations grouped the other way")
 # the kind of a mutation, the first of these its explanation holds: mutations of one kind are
 # one mistake, however many lines give it
-_KINDS = ("swapped", "state", "sign", "reciprocal", "square root", "square", "power", "off by one",
+_KINDS = ("step skipped", "swapped", "state", "sign", "reciprocal", "square root", "square", "power", "off by one",
           "axis", "mean", "transpose", "reverse", "other order", "accumulation", "left out",
           "dropped", "grouped")
 _texts: dict = {}
@@ -95,14 +96,17 @@ def reworded(why: str, old, new) -> str:
     """`why` for the mutation `old` -> `new`, in the words of what it does where those say more
     than its syntax (see the module's doc)."""
     if isinstance(old, ast.BinOp):
-        if why.startswith("the two operands swapped") and isinstance(old.op, ast.Div) and \
-                _is_one(old.left):
+        if why.startswith(("the two operands swapped", DIVISION_AS_PRODUCT)) and \
+                isinstance(old.op, ast.Div) and _is_one(old.left):
             return RECIPROCAL
         if why.startswith("a factor dropped") and ast.dump(old.left) == ast.dump(old.right):
             return SQUARE
         if why.startswith("a term dropped") and any(_is_one(side) for side in (old.left, old.right)
                                                     if side is not new):
             return OFF_BY_ONE
+        if why.startswith("the division dropped") and _number(old.right) and not _is_one(old.right):
+            return f"a factor 1/{old.right.value!r} dropped: the division by {old.right.value!r} " \
+                "is missing"
     return why
 
 
@@ -113,8 +117,9 @@ def reworded(why: str, old, new) -> str:
 # the reply (references.OPAQUE, in the student bundle too)
 OPAQUE = 3
 # the mutations whose meaning is which part they drop or swap
+STEP_SKIPPED = "a step skipped: a name used where another, computed from it, belongs"
 _PARTS = ("a term dropped", "a factor dropped", "the division dropped", "two values swapped",
-          "two arguments swapped")
+          "two arguments swapped", STEP_SKIPPED)
 
 
 def opaque(why: str) -> bool:
@@ -135,6 +140,11 @@ def changed_parts(why: str, old, new) -> list:
     if before is None or after is None or len(before) != len(after):
         return []
     return [a for a, b in zip(before, after) if a is not b]
+
+
+def _number(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+        not isinstance(node.value, bool)
 
 
 def _is_one(node) -> bool:
