@@ -81,3 +81,13 @@ def test_a_value_that_unrelated_changes_give_stays_unnamed_when_only_one_explain
                              mistakes[1:]]
     assert misconception(reply["b"], EXPECTED["b"], on_the_whole(alone, reply, CLOSE), CLOSE,
                          "b") == NAMES + "the computation with one change: sign"
+
+
+def test_a_derived_mistake_a_check_cannot_compare_is_skipped_not_a_grader_fault():
+    """A mutant's value of another kind (a number where the check's comparison reads .shape)
+    is no mistake of this reply: skipped, and the message locates the difference."""
+    def close(a, b) -> bool:
+        return a.shape == b.shape and bool(np.allclose(a, b))
+    mistakes = [derived("number", 3.0)]
+    message = misconception(np.array([3.0]), np.array([5.0]), mistakes, close)
+    assert NAMES not in message and message.startswith(LOCATED), message

@@ -182,7 +182,7 @@ def misconception(got, expected, variants, close, part=None) -> str:
                     value = part(value) if callable(part) else value[part]
                 with np.errstate(all="ignore"):
                     matches = close(got, value) and not close(expected, value)
-            except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
+            except (LookupError, TypeError, ValueError, AttributeError):  # another structure
                 continue
             if not matches:
                 continue
@@ -221,7 +221,7 @@ class on_the_whole:
             with np.errstate(all="ignore"):
                 return all(self._close(np.asarray(got), np.asarray(self._value_of(value, key)))
                            for key, got in self._reply.items())
-        except (LookupError, TypeError, ValueError):    # a derived mistake of another structure
+        except (LookupError, TypeError, ValueError, AttributeError):  # another structure
             return False
 
     def parts(self):
