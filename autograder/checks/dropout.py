@@ -247,9 +247,9 @@ def test_two_calls_before_a_backward_pass_keep_their_own_masks(submission, rng, 
 
 
 MASK_OVERWRITTEN = diagnosed(
-    "mask_overwritten_by_the_next_call", "the backward pass reads the mask from the layer "
-    "(self.mask), which the next forward pass overwrote: each output's backward must keep the "
-    "mask of its own forward pass (a variable of forward that backward closes over)")
+    "mask_overwritten_by_the_next_call", "the backward pass reads the mask kept on the layer "
+    "(self.mask), which the next call overwrote: each call's backward must use the mask of its "
+    "own forward pass")
 
 
 # -- dropout_eval ---------------------------------------------------------------------------------
