@@ -116,6 +116,7 @@ MISTAKES += [
 # Written and left out (the self-check gives them full marks; gaps in model_layers' checks):
 # the initialisation's variance from n_out, the variance passed as the standard deviation, He's
 # factor 2 on the linear layer too, and the bias added as `self.b.value` (no gradient reaches b).
+# (Stop 40: each fails now; mutants variance_over_n_out and bias_used_by_its_value.)
 MISTAKES += [
     Mistake(A, "named_leaves", "gradients_keyed_by_name",
             "    grads = {id(self): np.ones(self.shape) * g}    # what has arrived at each node so far\n"

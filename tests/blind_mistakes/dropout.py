@@ -113,7 +113,8 @@ MISTAKES += [
 # Round 4 (2026-11-28), written blind as rounds 1 to 3 were.
 # Written and left out (full marks in the self-check): the mask kept on the layer (`self.scale`,
 # overwritten by a second forward pass before the first one's backward) and evaluation mode
-# switched on by setting `self.p = 0`, which stays 0 back in training mode.
+# switched on by setting `self.p = 0`, which stays 0 back in training mode. (Stop 40: both fail
+# now; mutants mask_kept_on_the_layer and eval_sets_p_to_zero.)
 MISTAKES += [
     Mistake(A, "dropout_forward", "mask_shared_across_the_batch",
             "keep = self.rng.random(shape) >= self.p", "keep = self.rng.random(shape[-1:]) >= self.p",
