@@ -238,3 +238,18 @@ def test_a_wrong_grad_is_located_at_the_first_register_that_differs_going_back()
     assert graph_located(None, right, PROGRAM, INPUTS) == ""
     assert graph_located(right[:2], right, PROGRAM, INPUTS) == ""
     assert graph_located(received, None, PROGRAM, INPUTS) == ""
+
+
+def test_a_difference_over_another_distance_than_its_points_is_named_with_them():
+    """Derived from where the code evaluated f: (f(x + 2 eps) - f(x - 2 eps)) / (2 eps)."""
+    checks = load_checks("01_scalar_autodiff")
+    x, eps = 0.7, 1e-6
+    estimate = (np.exp(x + 2 * eps) - np.exp(x - 2 * eps)) / (2 * eps)
+    said = checks.over_another_distance("exp", x, None, [2.0, -2.0], estimate)
+    assert said == checks.OTHER_DISTANCE + (": (f(x + 2 * eps) - f(x - 2 * eps)) / (2 * eps), "
+                                            "where the points are 4 * eps apart")
+    # the right divisor for its points, and an estimate that is no such quotient: nothing named
+    right = (np.exp(x + 2 * eps) - np.exp(x - 2 * eps)) / (4 * eps)
+    assert checks.over_another_distance("exp", x, None, [2.0, -2.0], right) == ""
+    assert checks.over_another_distance("exp", x, None, [2.0, -2.0], 1.2345) == ""
+    assert checks.over_another_distance("exp", x, None, [1.0, 0.0, -1.0], estimate) == ""

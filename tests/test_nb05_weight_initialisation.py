@@ -139,3 +139,14 @@ def test_a_plot_of_another_experiment_fails(tmp_path, experiment, says):
     assert points(result) == expected, explain(result)
     [task] = [t for t in result["tasks"] if t["id"] == "activation_statistics"]
     assert says in task["message"], explain(result)
+
+
+@pytest.mark.parametrize("kind, other", [("uniform", "normal"), ("normal", "uniform")])
+def test_weights_drawn_from_the_other_distribution_are_named_so(kind, other):
+    """A normal of std a (the uniform's bound) has three times the uniform's variance: the
+    kurtosis says which mistake it is, and outranks what the variance alone would name."""
+    rng, metrics = np.random.default_rng(1), {}
+    W = _draw(other, 0.01, (300, 500), rng)
+    said = checks.looks_other(W, kind, metrics, "w")
+    assert said.startswith(checks.OTHER_DISTRIBUTION) and f"yours look {other}" in said
+    assert checks.looks_other(_draw(kind, 0.01, (300, 500), rng), kind, metrics, "w") == ""

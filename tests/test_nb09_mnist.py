@@ -114,7 +114,8 @@ def test_a_predict_that_answers_without_the_network_earns_no_more_than_the_netwo
     honest = grade({"net": trained, "predict": predict_of(trained)})
     assert result["metrics"]["accuracy"] == honest["metrics"]["accuracy"] < 0.9
     assert result["points"] == honest["points"] < 10
-    assert "predict(x) is not your network's most probable digit" in result["message"]
+    assert "The first difference is in predict(x): it is not your network's most probable digit" \
+        in result["message"]
     untrained = MLP((32,))
     assert grade({"net": untrained, "predict": lookup})["points"] == 0
 

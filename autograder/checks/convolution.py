@@ -335,7 +335,8 @@ NOT_RENORMALISED = diagnosed("adversarial_not_renormalised",
 TOO_LARGE = diagnosed("adversarial_steps_too_large",
                       f"a step changes a bin by more than {MAX_STEP}: scale each step, "
                       f"x + eps * d / max |d|, with eps <= {MAX_STEP}")
-DESCENDS = diagnosed("adversarial_descends", "the steps descend: ascend, x + eps * grad f")
+DESCENDS = diagnosed("adversarial_descends", "the steps descend, against the gradient (the "
+                     "step's sign): ascend, x + eps * grad f")
 
 
 def _path(out, x0) -> np.ndarray:

@@ -23,8 +23,8 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading import answers
-from autograder.grading.checking import (assert_accuracy, below_the_bar, digit_labels,
+from autograder.grading import answers, training
+from autograder.grading.checking import (assert_accuracy, below_the_bar, diagnosed, digit_labels,
                                          floored_rel_error, floored_rel_errors, leaf_gradient,
                                          misconception, node_reply, on_parameters, within,
                                          wrong_shape)
@@ -171,6 +171,10 @@ def test_windows_are_their_size_apart_by_default(submission, rng, public, metric
 
 
 # -- cnn_accuracy ---------------------------------------------------------------------------------
+# where a network below the bar went wrong, named when it is a fact of the code (grading/training.py)
+TRAINING = {name: diagnosed(name, why) for name, why in training.WHY.items()}
+
+
 @pytest.fixture(scope="module")
 def digits():
     return dp.data.mnist(download=False, verbose=False)
@@ -198,7 +202,7 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
     accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
                                   lambda: ref.misconceptions.network_digits(layers, images))
     how += below_the_bar(submission, digits, assignment, network, labels, public,
-                         lambda images: ref.network_digits(layers, images))
+                         lambda images: ref.network_digits(layers, images), layers, TRAINING)
     assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
 
 

@@ -17,7 +17,8 @@ import pytest
 
 import dp
 from autograder import references
-from autograder.grading.checking import diagnosed, misconception, on_the_whole, probe
+from autograder.grading.checking import (diagnosed, keys_located, located, misconception,
+                                         on_the_whole, probe)
 from dp import Node, relative_error
 
 ref = references.of(__name__)
@@ -113,7 +114,8 @@ def check_graph(submission, expect, inputs, names, program, upstream=None):
     assert sorted(got) == sorted(expected), (
         f"{call} on {what} returned gradients for {sorted(got)}; expected one for every named "
         f"leaf: {sorted(expected)}"
-        + (" (leaves without a name are constants and get no entry)" if unnamed else ""))
+        + (" (leaves without a name are constants and get no entry)" if unnamed else "")
+        + keys_located(got, expected))
     mistakes = on_the_whole(mistakes, got, same)
     for name in expected:
         expect(got[name], expected[name], f"the gradient of {name!r} from {call} on {what}",
@@ -360,9 +362,9 @@ def toy_problem(rng):
 
 
 def run_train(submission, rng, steps=None):
-    """(x, y, params, gradients, the probe's reply): the student's train on the scripted model
-    (with its default steps, or `steps`), for a toy problem and gradients drawn from rng. The
-    first loss that get_grad hands out is the initial loss; the others are drawn."""
+    """(x, y, params, gradients, the probe's reply, losses): the student's train on the scripted
+    model (with its default steps, or `steps`), for a toy problem and gradients drawn from rng.
+    get_grad hands out `losses` in turn: the first is the initial loss; the others are drawn."""
     x, y, params = toy_problem(rng)
     gradients = [{name: rng.normal(size=value.shape) for name, value in params.items()}
                  for _ in range(SCRIPTED)]
@@ -370,7 +372,7 @@ def run_train(submission, rng, steps=None):
     given = {} if steps is None else {"steps": steps}
     received = probe(submission, "train", "in train(net, x, y) on the toy problem", params=params,
                      gradients=gradients, losses=losses, x=x, y=y, **given)
-    return x, y, params, gradients, received
+    return x, y, params, gradients, received, losses
 
 
 def loop_steps(received, gradients, params) -> list:
@@ -416,7 +418,7 @@ def trained(params, x, y, steps) -> dict:
 
 @pytest.mark.task("training_loop")
 def test_training_reaches_the_target_loss(submission, rng, assignment, metrics):
-    x, y, params, gradients, received = run_train(submission, rng)
+    x, y, params, gradients, received, _ = run_train(submission, rng)
     steps = loop_steps(received, gradients, params)
     with np.errstate(all="ignore"):
         final = toy_loss(trained(params, x, y, steps), x, y)
@@ -456,20 +458,21 @@ def _departure(steps) -> str:
 
 @pytest.mark.task("training_loop")
 def test_training_returns_the_losses(submission, rng):
-    x, y, params, _, received = run_train(submission, rng)
+    x, y, params, _, received, scripted = run_train(submission, rng)
     losses = received["losses"]
     assert losses is not None and len(losses) > 0, (
         "train(net, x, y) must return the list of the losses, one number per step")
     initial = toy_loss(params, x, y)
     assert abs(losses[0] - initial) <= 1e-6 * initial, (
         f"train(net, x, y): the first loss it returned is {losses[0]:.6g}, but the loss of the "
-        f"initial parameters is {initial:.6g}; return the loss that get_grad gives at each step")
+        f"initial parameters is {initial:.6g}; return the loss that get_grad gives at each step"
+        + located(np.asarray(losses[:len(scripted)]), np.asarray(scripted[:len(losses)])))
 
 
 @pytest.mark.task("training_loop")
 def test_training_takes_as_many_steps_as_it_is_told(submission, rng):
     steps = int(rng.integers(3, 8))
-    _, _, params, gradients, received = run_train(submission, rng, steps)
+    _, _, params, gradients, received, _ = run_train(submission, rng, steps)
     calls = len(loop_steps(received, gradients, params))
     losses = received["losses"]
     assert calls == steps, (

@@ -29,6 +29,7 @@ import pytest
 
 import dp
 from autograder import references
+from autograder.grading import training
 from autograder.grading.checking import (assert_accuracy, assert_log_scale_and_labels,  # noqa: F401
                                          bar_and_floor, credit, digit_labels as _labels,
                                          below_the_bar, diagnosed, misconception,
@@ -41,6 +42,10 @@ ref = references.of(__name__)
 AGREEMENT = 0.99         # the share of digits on which two ways of predicting must agree (float32
                          # parameters in a float64 forward pass may break a near tie)
 SAMPLE = 1000            # digits on which grading compares forward's digits with the grader's
+
+
+# where a network below the bar went wrong, named when it is a fact of the code (grading/training.py)
+TRAINING = {name: diagnosed(name, why) for name, why in training.WHY.items()}
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +79,7 @@ def test_accuracy_on_held_out_digits(submission, digits, assignment, metrics, rn
         accuracy, how = on_parameters(network, predicted, labels, public, AGREEMENT,
                                       lambda: ref.misconceptions.network_digits(layers, images))
         how += below_the_bar(submission, digits, assignment, network, labels, public,
-                             lambda images: ref.network_digits(layers, images))
+                             lambda images: ref.network_digits(layers, images), layers, TRAINING)
     assert_accuracy(accuracy, how, len(labels), assignment, digits.source, metrics)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import misconception, shape_located
+from autograder.grading.checking import located, misconception, shape_located, within
 
 ref = references.of(__name__)
 
@@ -122,7 +122,7 @@ def _descend(submission, Q, c, z0, lr, steps) -> dict:
         f"descend returned z of shape {reply['z'].shape}, expected {z0.shape}, the shape of z0")
     assert reply["losses"].shape == (steps,), (
         f"descend(..., steps={steps}) returned {reply['losses'].size} losses, expected {steps}: "
-        f"the loss before each step")
+        f"the loss before each step" + shape_located(reply["losses"].shape, (steps,)))
     return reply
 
 
@@ -311,9 +311,12 @@ def test_solution_is_the_least_squares_optimum(submission, rng, public):
     setting = (f"gauss_newton(residual, z0, steps={steps}) with {n} points on [0, {t1:.4g}], "
                f"y(0) = {ends[0]:.4g}, y({t1:.4g}) = {ends[1]:.4g}")
     r0 = A @ np.concatenate([ends[:1], z0, ends[1:]])
-    assert reply["losses"].shape == (steps,) and rel_error(reply["losses"][0], r0 @ r0) < RTOL, (
-        f"{setting} returned the losses {np.round(reply['losses'], 6).tolist()}: expected {steps} "
-        f"values, the first the loss sum(r^2) at z0, {r0 @ r0:.8g}")
+    losses = reply["losses"]
+    assert losses.shape == (steps,) and rel_error(losses[0], r0 @ r0) < RTOL, (
+        f"{setting} returned the losses {np.round(losses, 6).tolist()}: expected {steps} "
+        f"values, the first the loss sum(r^2) at z0, {r0 @ r0:.8g}"
+        + (located(losses[0], r0 @ r0, within(RTOL)) if losses.shape == (steps,) else
+           shape_located(losses.shape, (steps,))))
     error = np.max(np.abs(reply["z"] - best)) / max(np.max(np.abs(best)), 1e-3)
     assert error < 1e-6, (
         f"{setting}: z is {np.round(reply['z'], 6).tolist()}, but the least-squares optimum is "

@@ -132,9 +132,23 @@ def assert_partition(found, network, where) -> None:
     unknown = sorted(set(listed) - set(network))
     assert not unknown, f"forward_order on {where} lists nodes that are not in it: {unknown[:5]}"
     twice = sorted({name for name in listed if listed.count(name) > 1}) if len(listed) != len(set(listed)) else []
-    assert not twice, f"forward_order on {where} lists nodes more than once: {twice[:5]}"
-    missing = sorted(set(network) - set(listed))
-    assert not missing, f"forward_order on {where} leaves out the nodes {missing[:5]}"
+    if twice:
+        first = next(name for name in listed if name in twice)
+        places = [i for i, c in enumerate(found) for name in c if name == first]
+        raise AssertionError(
+            f"forward_order on {where} lists nodes more than once: {twice[:5]}. The first "
+            f"difference is at {first!r}: it is listed {len(places)} times, in the components "
+            f"{places[:5]} of yours")
+    missing = set(network) - set(listed)
+    if missing:
+        first = next(name for name in network if name in missing)     # as the network lists them
+        [component] = [c for c in expected if first in c]
+        raise AssertionError(
+            f"forward_order on {where} leaves out the nodes {sorted(missing)[:5]}. The first "
+            f"difference is at {first!r}: it is left out, and it is in a component of "
+            f"{len(component)} node(s), {_few(component)}"
+            + (f", of which yours leaves out {len(missing & set(component))}"
+               if len(component) > 1 else ""))
     if got != expected:
         wrong = next(c for c in expected if c not in got)
         mine = next(c for c in got if wrong[0] in c)

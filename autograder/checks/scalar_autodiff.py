@@ -441,17 +441,60 @@ def test_random_graph(submission, rng, expect):
 FUNCTIONS = ("exp", "sin", "log", "tanh", "cube")     # by name, as the numgrad probe has them
 
 
+# the functions as the numgrad probe gives them (math, not a reference: a quotient's own points)
+AT = {"exp": math.exp, "sin": math.sin, "log": math.log, "tanh": math.tanh,
+      "cube": lambda x: x ** 3}
+OTHER_DISTANCE = diagnosed("difference_over_another_distance", "the difference of f at two "
+                           "points divided by another length than the distance between them")
+
+
+def over_another_distance(function, x, eps, offsets, estimate) -> str:
+    """The naming of an estimate that is exactly a difference quotient of f at the two points
+    where the student's code evaluated it (`offsets`, in units of eps) divided by k eps, where k
+    is not the points' distance (a step of 2 eps divided by 2 eps): derived from what the code
+    did, so it outranks a known mistake that presumes the points x - eps and x + eps. "" when
+    the estimate is no such quotient (k not a multiple of 1/2, within 1e-6)."""
+    points = sorted({float(o) for o in offsets if math.isfinite(o) and abs(o) < 1e6})
+    unit = 1e-6 if eps is None else eps
+    if len(points) != 2 or not math.isfinite(estimate) or estimate == 0:
+        return ""
+    (b, a), f = points, AT[function]
+    try:
+        k = (f(x + a * unit) - f(x + b * unit)) / (estimate * unit)
+    except (ValueError, OverflowError):
+        return ""
+    nice = round(2 * k) / 2
+    if nice == 0 or abs(k - nice) > 1e-6 * abs(nice) or abs(nice - (a - b)) < 1e-9:
+        return ""
+    return OTHER_DISTANCE + (f": ({_at(a)} - {_at(b)}) / ({nice:g} * eps), where the points "
+                             f"are {a - b:g} * eps apart")
+
+
+def _at(offset: float) -> str:
+    """f at x + offset * eps, as code: 'f(x + 2 * eps)', 'f(x)'."""
+    step = "" if offset == 0 else f" {'+-'[offset < 0]} {abs(offset):g} * eps"
+    return f"f(x{step})"
+
+
 def check_numgrad(submission, expect, function, x, eps=None):
     received = submission.probe("numgrad", function=function, x=x, eps=eps)
     expected = ref.derivative(function, x)
     mistakes = ref.misconceptions.derivative(function, x, eps)
     offsets = received["offsets"]
-    where = "" if sorted(round(o, 6) for o in offsets) == [-1, 1] else (
+    central = sorted(round(o, 6) for o in offsets) == [-1, 1]
+    where = "" if central else (
         f" (it evaluated f at x + ({', '.join(f'{o:+.3g}' for o in offsets)}) * eps; the "
         f"central difference uses x + eps and x - eps and is accurate to about eps^2)")
     shown = "" if eps is None else f", eps={eps:g}"
+
+    def hint():
+        # the known mistakes presume the points x - eps and x + eps (or x and x + eps)
+        quotient = "" if central else over_another_distance(function, x, eps, offsets,
+                                                            received["estimate"])
+        return quotient + where if quotient else \
+            misconception(received["estimate"], expected, mistakes, CLOSE) + where
     expect(received["estimate"], expected, f"numerical_gradient({function}, x={fmt(x)}{shown})",
-           hint=lambda: misconception(received["estimate"], expected, mistakes, CLOSE) + where)
+           hint=hint)
 
 
 @pytest.mark.task("numerical_gradient")

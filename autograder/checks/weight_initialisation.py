@@ -92,6 +92,24 @@ def _variance_diagnosis(mistakes, variance, wanted) -> str:
     return misconception(variance, wanted, mistakes, lambda a, b: abs(a / b - 1) < VARIANCE_RTOL)
 
 
+OTHER_DISTRIBUTION = diagnosed("drawn_from_the_other_distribution", "drawn from the other "
+                               "distribution: rng.uniform(-a, a) for a uniform, rng.normal(0, "
+                               "std) for a normal (a uniform's a is sqrt(3) times its std)")
+
+
+def looks_other(W, kind: str, metrics, name: str) -> str:
+    """The naming of weights that look drawn from the distribution other than `kind` (their
+    excess kurtosis within KURTOSIS_ATOL of the other's), with the figures; "" otherwise. A
+    wrong distribution explains a wrong variance too (a normal of std a, the uniform's bound,
+    has three times its variance): it outranks what the variance alone would name."""
+    kurtosis = metrics[f"{name}_excess_kurtosis"] = excess_kurtosis(W)
+    other = "normal" if kind == "uniform" else "uniform"
+    return (OTHER_DISTRIBUTION + f" (yours look {other}: excess kurtosis {kurtosis:.2f}, a "
+            f"{other} distribution has {EXCESS_KURTOSIS[other]:g}, a {kind} one "
+            f"{EXCESS_KURTOSIS[kind]:g})"
+            if abs(kurtosis - EXCESS_KURTOSIS[other]) < KURTOSIS_ATOL else "")
+
+
 # -- xavier_init, he_init --------------------------------------------------------------------
 @pytest.mark.parametrize("name", _initialisers())
 def test_weights_have_shape_fan_in_by_fan_out(submission, rng, public, name):
@@ -104,7 +122,7 @@ def test_weights_have_shape_fan_in_by_fan_out(submission, rng, public, name):
 def test_weights_have_mean_zero_and_the_specified_variance(submission, rng, public, metrics, name):
     fan_in, fan_out = _fans(rng, public)
     W = _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
-    _, _, text = INITIALISERS[name]
+    _, kind, text = INITIALISERS[name]
     wanted = ref.variance(name, fan_in, fan_out)
     mistakes = ref.misconceptions.variance(name, fan_in, fan_out)
     variance, mean = float(W.var()), float(W.mean())
@@ -113,7 +131,7 @@ def test_weights_have_mean_zero_and_the_specified_variance(submission, rng, publ
     assert abs(error) < VARIANCE_RTOL, (
         f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights' variance is {variance:.4g}, "
         f"expected {text} = {wanted:.4g} (within {VARIANCE_RTOL:.0%})"
-        + _variance_diagnosis(mistakes, variance, wanted))
+        + (looks_other(W, kind, metrics, name) or _variance_diagnosis(mistakes, variance, wanted)))
     limit = MEAN_SIGMAS * np.sqrt(wanted / W.size)
     assert abs(mean) < limit, (
         f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng): the weights' mean is {mean:.3g}, expected 0 "
@@ -125,11 +143,8 @@ def test_weights_follow_the_specified_distribution(submission, rng, public, metr
     fan_in, fan_out = _fans(rng, public)
     W = _shaped_sample(submission, name, fan_in, fan_out, int(rng.integers(2 ** 31)))
     _, kind, _ = INITIALISERS[name]
-    kurtosis = metrics[f"{name}_excess_kurtosis"] = excess_kurtosis(W)
-    other = "normal" if kind == "uniform" else "uniform"
-    looks = (f"; your weights look {other} (excess kurtosis {kurtosis:.2f}, a {other} distribution "
-             f"has {EXCESS_KURTOSIS[other]:g})"
-             if abs(kurtosis - EXCESS_KURTOSIS[other]) < KURTOSIS_ATOL else "")
+    looks = looks_other(W, kind, metrics, name)
+    kurtosis = metrics[f"{name}_excess_kurtosis"]
     assert abs(kurtosis - EXCESS_KURTOSIS[kind]) < KURTOSIS_ATOL, (
         f"{name}(fan_in={fan_in}, fan_out={fan_out}, rng) must draw from a {kind} distribution, whose "
         f"excess kurtosis is {EXCESS_KURTOSIS[kind]:g}; yours is {kurtosis:.2f}{looks}")

@@ -15,6 +15,7 @@ import numpy as np
 from .. import references
 from ..references import DERIVED, OPAQUE, RANK, SITE
 from ..sandbox.errors import ProbeError, ProbeTimeout
+from . import training
 
 
 def _arrays(got, expected) -> tuple:
@@ -285,8 +286,9 @@ def located(got, expected, close=None) -> str:
     reply that no known mistake names; '' where nothing can be said (another shape, no numbers).
 
     A list or dict: its first item that differs (by `close`, else 1e-6 relative), then that
-    item. Numbers: a constant factor (got = c expected, c = <got, expected> / <expected,
-    expected>); a constant offset; a transpose; the order reversed along an axis; a shift by one
+    item. Numbers: the square root or the square of each positive value; a constant factor
+    (got = c expected, c = <got, expected> / <expected, expected>, also said as n or 1/n when it
+    is one); a constant offset; a transpose; the order reversed along an axis; a shift by one
     along an axis; else the first entry that differs (in C order) and how many entries differ,
     and the one index along an axis that holds them all."""
     close = close or within(1e-6)
@@ -363,6 +365,20 @@ def shape_located(got, expected) -> str:
     return ""
 
 
+def keys_located(got, expected) -> str:
+    """'. The first difference is in the keys: ...': which keys of a dict `got` are not among the
+    `expected` ones, and which of those are missing ("" when the two sets are equal)."""
+    extra, missing = sorted(set(got) - set(expected)), sorted(set(expected) - set(got))
+    parts = [f"{_few_keys(extra)} {'is' if len(extra) == 1 else 'are'} not expected"] * bool(extra) \
+        + [f"{_few_keys(missing)} {'is' if len(missing) == 1 else 'are'} missing"] * bool(missing)
+    return f"{LOCATED} is in the keys: {', and '.join(parts)}." if parts else ""
+
+
+def _few_keys(keys, most=3) -> str:
+    return ", ".join(map(repr, keys[:most])) + (f" and {len(keys) - most} more"
+                                                if len(keys) > most else "")
+
+
 def _array_located(got, expected) -> str:
     if got.shape != expected.shape or got.size == 0:
         if got.ndim == 2 and got.T.shape == expected.shape and np.allclose(got.T, expected):
@@ -373,8 +389,13 @@ def _array_located(got, expected) -> str:
         return f"{LOCATED} is a non-finite value ({got[first]}) at index {_index(first)}."
     scale = float(np.vdot(got, expected) / np.vdot(expected, expected)) \
         if np.any(expected) else 0.0
+    if np.all(expected > 0) and np.all(got > 0):
+        for power, words in ((0.5, "the square root of"), (2, "the square of")):
+            if not np.allclose(expected, 1) and np.allclose(got, expected ** power, rtol=1e-6,
+                                                            atol=0):
+                return f"{LOCATED}: every received value is {words} the expected one."
     if scale and not np.isclose(scale, 1) and np.allclose(got, scale * expected, rtol=1e-6, atol=0):
-        return f"{LOCATED}: every received value is {scale:.6g} times the expected one."
+        return f"{LOCATED}: every received value is {_factor(scale)} times the expected one."
     offset = got - expected
     if got.size > 1 and np.allclose(offset, offset.flat[0], rtol=1e-6, atol=0):
         shift = offset.flat[0]
@@ -408,6 +429,15 @@ def _array_located(got, expected) -> str:
             sentence += f", all at index {rows[0]} along axis {axis}"
             break
     return sentence + "."
+
+
+def _factor(scale: float) -> str:
+    """`scale` as a number, and as n or 1/n when it is one (to 1e-6): '0.0833333 (1/12)'."""
+    for n in range(2, 1001):
+        for value, words in ((n, str(n)), (-n, f"-{n}"), (1 / n, f"1/{n}"), (-1 / n, f"-1/{n}")):
+            if abs(scale - value) <= 1e-6 * abs(value):
+                return f"{scale:.6g}" + ("" if words == f"{scale:.6g}" else f" ({words})")
+    return f"{scale:.6g}"
 
 
 def _index(index) -> str:
@@ -460,8 +490,8 @@ def on_parameters(network, predicted, labels, public, agreement, derived) -> tup
     disagree = float(np.mean(predicted != network))
     if disagree > 1 - agreement:      # predict must be the network's: else the lower counts
         accuracy = min(accuracy, float(np.mean(predicted == labels)))
-        how += (f"; predict(x) is not your network's most probable digit on {disagree:.0%} of the "
-                f"images" + ("" if public else misconception(
+        how += (f". The first difference is in predict(x): it is not your network's most "
+                f"probable digit on {disagree:.0%} of the images" + ("" if public else misconception(
                     predicted, network, derived(), lambda a, b: np.mean(a == b) >= agreement)))
     return accuracy, how
 
@@ -488,16 +518,24 @@ def notebook_split(digits) -> tuple:
     return order[:len(order) // 10], order[len(order) // 10:]
 
 
-def below_the_bar(submission, digits, assignment, network, labels, public, graders_digits) -> str:
+def below_the_bar(submission, digits, assignment, network, labels, public, graders_digits,
+                  layers, named) -> str:
     """on_training_digits' sentence for a network whose own digits `network` (for the test
-    `labels`) are below the bar, else "" (a predict that is not the network's is told so apart).
-    Its digits of other images: the notebook's forward (the probe `network`) in the self-check,
-    `graders_digits(images)`, the grader's forward pass on its parameters, when grading."""
+    `labels`) are below the bar, then the first stage of its training that departs (the
+    probe `training`, judged by grading/training.py with `layers`, the network as plain data,
+    and `named`, its checks module's diagnoses of training.WHY); else "" (a predict that is not the
+    network's is told so apart). Its digits of other images: the notebook's forward (the probe
+    `network`) in the self-check, `graders_digits(images)`, the grader's forward pass on its
+    parameters, when grading."""
     bar = bar_and_floor(assignment, digits.source)[0]
     if np.mean(network == labels) >= bar:
         return ""
+    rows = notebook_split(digits)[1][:training.SAMPLE]
+    reply = submission.probe("training", images=digits.x_train[rows],
+                             onehot=np.eye(10)[digits.y_train[rows]])
     return on_training_digits(digits, bar, lambda images: submission.probe(
-        "network", images=images).get("digits") if public else graders_digits(images))
+        "network", images=images).get("digits") if public else graders_digits(images)) + \
+        training.first_difference(reply, digits, rows, layers, named)
 
 
 def on_training_digits(digits, bar, network_digits, sample=1000) -> str:

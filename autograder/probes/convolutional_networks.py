@@ -15,6 +15,7 @@ from dp import Node
 
 from .common import answer  # noqa: F401 - a probe of this notebook
 from .dp_common import array as _array, model as _model, network as _network, op_reply as _op_reply
+from .dp_common import training as _training, training_reply as _training_reply
 from .dp_common import value_and_gradients as _value_and_gradients
 from .schema import ANSWER, AnyShape, Array, Either, Items, Number, Plain, Text, TypeName
 
@@ -171,7 +172,15 @@ LAYER = Either({"kind": "conv", "W": Array((None,) * 4, max_size=MAX_WEIGHTS),
                {"kind": "dense", "activation": Text(20), "W": Array((None, None), max_size=MAX_WEIGHTS),
                 "b": _ROW})
 
+
+def training(ns, images, onehot):
+    """What the notebook's training did (`dp_common.training`): asked only of a network below the
+    bar, to locate where its training went wrong."""
+    return _training(ns, images, onehot)
+
+
 REPLIES = {
+    "training": lambda images, onehot: _training_reply(images),
     "answer": lambda variable: ANSWER,
     "conv2d": lambda x, w, b, stride, padding, g: _op_reply(g, x, w, b),
     "maxpool2d": lambda x, size, stride, g: _op_reply(g, x),

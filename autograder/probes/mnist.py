@@ -7,6 +7,7 @@ import dp
 from dp.model import BatchNorm, Dense, Dropout
 
 from .dp_common import model as _model, network as _network
+from .dp_common import training as _training, training_reply as _training_reply
 from .weight_initialisation import all_figure_data
 from .schema import AXES, AnyShape, Array, Either, Items, Number, Optional, Plain, Text
 
@@ -115,7 +116,15 @@ LAYER = Either({"kind": "dense", "activation": Text(20), "W": _WEIGHTS, "b": _RO
                {"kind": "batchnorm", "gamma": _ROW, "beta": _ROW, "mean": _ROW, "var": _ROW,
                 "eps": Number()})
 
+
+def training(ns, images, onehot):
+    """What the notebook's training did (`dp_common.training`): asked only of a network below the
+    bar, to locate where its training went wrong."""
+    return _training(ns, images, onehot)
+
+
 REPLIES = {
+    "training": lambda images, onehot: _training_reply(images),
     "predict": lambda images: Plain(AnyShape(range(len(images)))),
     "network": lambda images: Either(
         {"layers": Items(LAYER, max_len=MAX_LAYERS), "digits": Array((len(images),))},

@@ -1,0 +1,36 @@
+"""Locating sentences of autograder/grading/checking.py added for issue 30 (3): a square root or a
+square of each value, a factor said as n or 1/n, and a dict's keys. (The older ones are tested in
+tests/test_derived_mistakes.py.)"""
+import numpy as np
+import pytest
+
+from autograder.grading.checking import keys_located, located
+
+
+@pytest.mark.parametrize("got, expected, said", [
+    (44.822522, 2009.0585, "every received value is the square root of the expected one."),
+    ([4.0, 9.0, 0.25], [2.0, 3.0, 0.5], "every received value is the square of the expected one."),
+    (167.421542, 2009.0585, "every received value is 0.0833333 (1/12) times the expected one."),
+    ([-6.0, 3.0], [2.0, -1.0], "every received value is -3 times the expected one."),
+    ([2.5, 5.0], [1.0, 2.0], "every received value is 2.5 times the expected one."),
+])
+def test_a_power_or_a_simple_factor_is_said(got, expected, said):
+    assert located(np.asarray(got), np.asarray(expected)) == ". The first difference: " + said
+
+
+def test_a_power_is_not_said_of_values_it_does_not_fit():
+    # 3 = sqrt(9) but 5 != sqrt(16): the values are said one by one, not as a root
+    assert "square root" not in located(np.array([3.0, 5.0]), np.array([9.0, 16.0]))
+    # negative values have no root to compare with
+    assert "square" not in located(np.array([-2.0, 3.0]), np.array([4.0, 9.0]))
+
+
+def test_the_keys_of_a_dict_that_differ_are_said():
+    assert keys_located({"None": 1, "W": 2}, {"W": 2}) == \
+        ". The first difference is in the keys: 'None' is not expected."
+    assert keys_located({"W": 1}, {"W": 2, "b": 3, "c": 4}) == \
+        ". The first difference is in the keys: 'b', 'c' are missing."
+    assert keys_located({"a": 1, "x": 2}, dict.fromkeys("abcdef")) == \
+        ". The first difference is in the keys: 'x' is not expected, and 'b', 'c', 'd' and 2 " \
+        "more are missing."
+    assert keys_located({"W": 1}, {"W": 5}) == ""
