@@ -163,9 +163,10 @@ MISTAKES += [
 ]
 
 # Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
-# Written and left out (full marks in the self-check): none. Left out because the self-check
-# cannot grade them (status "unchecked", graded against the reference only when grading):
-# answer_sigmoid_slope = 0.5 (the value σ(0)) and = 1.0 (tanh's slope) instead of 0.25.
+# Written and left out (not gradable by the self-check, which leaves sigmoid_slope "unchecked":
+# it is graded against the reference only when grading): old `answer_sigmoid_slope = 0.25` ->
+# new `answer_sigmoid_slope = 0.5` (the value sigma(0), not the slope) and -> `= 1.0` (tanh's
+# largest slope). No full-marks gaps in this notebook's round 5.
 MISTAKES += [
     Mistake(A, "deep_network", "layer_names_from_zero",
             "self.Linear_Layer(sizes[l - 1], sizes[l], f\"layer{l}\")",

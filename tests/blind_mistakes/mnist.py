@@ -146,13 +146,14 @@ MISTAKES += [
 ]
 
 # Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
-# Written and left out (full marks in the self-check): a softmax before dp.cross_entropy (which
-# takes logits), old `return dp.cross_entropy(self.forward(x), y)` -> new `return
-# dp.cross_entropy(self.forward(x).softmax(), y)` in Network.loss (trains slower, still passes).
-# Left out because the self-check leaves width_lr_sweep "unchecked" (it is graded by training
-# again): the sweep scored on x_train/y_train instead of x_val/y_val;
-# dp.seed(0) removed before each candidate;
-# `OneHidden(16)` for `OneHidden(width)`.
+# Written and left out (full marks in the self-check): a softmax before dp.cross_entropy, which
+# takes logits, old `return dp.cross_entropy(self.forward(x), y)` -> new
+# `return dp.cross_entropy(self.forward(x).softmax(), y)` in Network.loss (trains slower, still
+# passes).
+# Written and left out (not gradable by the self-check, which leaves width_lr_sweep "unchecked":
+# it is graded by training again): the sweep scored on the training digits (`forward(x_val)` /
+# `== y_val` -> `forward(x_train)` / `== y_train`); `dp.seed(0)` before each candidate removed;
+# `OneHidden(width)` -> `OneHidden(16)`.
 MISTAKES += [
     Mistake(A, "mnist_accuracy", "trained_on_the_validation_split",
             "optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128, seed=0)",
