@@ -161,3 +161,48 @@ MISTAKES += [
             "x_train and y_train instead", ("x_train", "global", "argument", "given", "input",
                                             "data"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+# Written and left out (not gradable by the self-check, which leaves sigmoid_slope "unchecked":
+# it is graded against the reference only when grading): old `answer_sigmoid_slope = 0.25` ->
+# new `answer_sigmoid_slope = 0.5` (the value sigma(0), not the slope) and -> `= 1.0` (tanh's
+# largest slope). No full-marks gaps in this notebook's round 5.
+MISTAKES += [
+    Mistake(A, "deep_network", "layer_names_from_zero",
+            "self.Linear_Layer(sizes[l - 1], sizes[l], f\"layer{l}\")",
+            "self.Linear_Layer(sizes[l - 1], sizes[l], f\"layer{l - 1}\")",
+            "the parameters are named layer1_W ... layer10_W: counting from 0 names them "
+            "layer0_W ... layer9_W", ("name", "layer1", "layer0", "from 1", "from 0",
+                                       "numbered", "parameter"), slow=True),
+    Mistake(A, "deep_network", "every_layer_applied_to_the_input",
+            "h = getattr(layer(h), self.activation)()", "h = getattr(layer(x), self.activation)()",
+            "each layer takes the previous layer's output h, not the network's input x",
+            ("h", "previous", "input", "layer(x)", "chain", "output of"), slow=True),
+    Mistake(A, "bce_loss", "bce_negative_class_term_missing",
+            "return -(y * p.log() + (1 - y) * (1 - p).log()).mean()",
+            "return -(y * p.log()).mean()",
+            "the binary cross-entropy has a term for each class: (1 - y) log(1 - p) is missing, "
+            "so the examples of class 0 cost nothing", ("1 - y", "1-y", "class 0", "second term",
+                                                         "log(1 - p)", "missing", "negative"), slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_range_from_zero",
+            "return np.array([np.abs(grads[f\"layer{l}_W\"]).sum() for l in range(1, 11)])",
+            "return np.array([np.abs(grads[f\"layer{l}_W\"]).sum() for l in range(10)])",
+            "the layers are numbered 1 to 10: range(10) asks for layer0_W, which does not exist",
+            ("range", "layer0", "from 1", "1 to 10", "keyerror", "off-by-one", "off by one"), slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_maximum",
+            "return np.array([np.abs(grads[f\"layer{l}_W\"]).sum() for l in range(1, 11)])",
+            "return np.array([np.abs(grads[f\"layer{l}_W\"]).max() for l in range(1, 11)])",
+            "S_l sums |dL/dW| over every entry; max() keeps the largest entry only",
+            ("sum", "max", "largest", "every entry", "all entries"), slow=True),
+    Mistake(A, "vanishing_plot", "every_curve_of_one_network",
+            "ax.plot(np.arange(1, 11), gradient_sums(net, x_plot, y_plot), marker=\"o\", label=name)",
+            "ax.plot(np.arange(1, 11), gradient_sums(nets[\"relu\"], x_plot, y_plot), marker=\"o\", label=name)",
+            "each curve must show its own network `net`: nets[\"relu\"] draws the same curve three "
+            "times under three labels", ("net", "same curve", "same network", "each network",
+                                          "identical", "relu", "label"), slow=True),
+    Mistake(A, "vanishing_plot", "legend_labels_all_the_same",
+            "gradient_sums(net, x_plot, y_plot), marker=\"o\", label=name)",
+            "gradient_sums(net, x_plot, y_plot), marker=\"o\", label=\"gradient sum\")",
+            "each curve is labelled with its activation's name; one label for all three cannot "
+            "tell them apart", ("label", "legend", "name", "activation"), slow=True),
+]

@@ -174,3 +174,49 @@ MISTAKES += [
             "x̂ is multiplied by γ: the parentheses put γ under the fraction, dividing by it",
             GAMMA + ("precedence", "parenthes", "divid", "multipl"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+# Written and left out (full marks in the self-check): batchnorm_forward ignores its argument eps,
+# old `std = np.sqrt(var + eps)` -> new `std = np.sqrt(var + EPS)`;
+# the statistics without keepdims, old `mean = x.mean(axis=0, keepdims=True)` and `var = ((x -
+# mean) ** 2).mean(axis=0, keepdims=True)` -> new `x.mean(axis=0)`, `.mean(axis=0)` (std returned
+# with shape (d,), not (1, d));
+# evaluation computed on the arrays, old `return (x - self.running_mean) / std * self.gamma +
+# self.beta` -> new `return (x.value - self.running_mean) / std * self.gamma.value +
+# self.beta.value` (a bare array, not a Node: no gradient reaches x, gamma or beta).
+MISTAKES += [
+    Mistake(A, "batchnorm_forward", "beta_inside_the_scale",
+            "return gamma * x_hat + beta, x_hat, std", "return gamma * (x_hat + beta), x_hat, std",
+            "y = γ x̂ + β: β is added after scaling; inside the parentheses it is scaled by γ too",
+            ("beta", "β", "parenthes", "precedence", "shift", "order") + GAMMA, slow=True),
+    Mistake(A, "batchnorm_backward", "dbeta_without_keepdims",
+            "dbeta = dy.sum(axis=0, keepdims=True)", "dbeta = dy.sum(axis=0)",
+            "dbeta has beta's shape (1, d): the sum without keepdims has shape (d,)",
+            ("keepdims", "shape", "(1, d)", "dimension"), slow=True),
+    Mistake(A, "batchnorm_backward", "dgamma_from_g",
+            "dgamma = (dy * x_hat).sum(axis=0, keepdims=True)",
+            "dgamma = (gamma * dy * x_hat).sum(axis=0, keepdims=True)",
+            "dL/dγ = Σ dy x̂: γ is not a factor of its own gradient (that is g = γ dy, for dx)",
+            GAMMA + ("dy", "g =", "factor"), slow=True),
+    Mistake(A, "batchnorm_backward", "dx_multiplied_by_std",
+            "- x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "- x_hat * (g * x_hat).mean(axis=0, keepdims=True)) * std",
+            "x̂ = (x - μ)/σ, so dx carries the factor 1/σ: multiplying by σ inverts it",
+            ("std", "σ", "divid", "multipl", "1/σ", "1 / std"), slow=True),
+    Mistake(A, "batchnorm_backward", "dx_mean_term_of_dy",
+            "dx = (g - g.mean(axis=0, keepdims=True)", "dx = (g - dy.mean(axis=0, keepdims=True)",
+            "the mean subtracted is that of g = γ dy, the gradient of x̂; dy's mean forgets γ",
+            GAMMA + ("g.mean", "dy", "mean"), slow=True),
+    Mistake(A, "running_statistics", "running_var_unbiased",
+            "batch_var = x.var(axis=0, keepdims=True)", "batch_var = x.var(axis=0, ddof=1, keepdims=True)",
+            "the running variance averages the biased batch variance (divided by n), as the "
+            "docstring says: ddof=1 divides by n - 1", ("biased", "unbiased", "ddof", "n - 1",
+                                                         "n-1", "bessel"), slow=True),
+    Mistake(A, "running_statistics", "running_statistics_returned_swapped",
+            "    return (momentum * running_mean + (1 - momentum) * batch_mean,\n"
+            "            momentum * running_var + (1 - momentum) * batch_var)",
+            "    return (momentum * running_var + (1 - momentum) * batch_var,\n"
+            "            momentum * running_mean + (1 - momentum) * batch_mean)",
+            "the function returns (running_mean, running_var): the two are returned in the "
+            "other order", ("order", "swap", "exchang", "returned", "mean", "variance"), slow=True),
+]

@@ -183,3 +183,60 @@ MISTAKES += [
             "the first example's score alone", ("column", "row", "index", "shape", "[:, 0]",
                                                  "first example"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+# Written and left out (full marks in the self-check): a sigmoid before the logistic loss (which
+# takes the logit f), old `return dp.binary_cross_entropy(self.forward(x), y)` -> new `return
+# dp.binary_cross_entropy(self.forward(x).sigmoid(), y)`;
+# the adversarial step without removing the gradient's mean, old `direction = gradient -
+# gradient.mean()` -> new `direction = gradient` (the path differs, and f still becomes positive).
+MISTAKES += [
+    Mistake(A, "conv1d_grad", "correlation_slice_ends_fixed",
+            "return sum(x[..., j:j + n] * k[..., j, None] for j in range(K))",
+            "return sum(x[..., j:n] * k[..., j, None] for j in range(K))",
+            "each shifted slice has the same length n, x[j:j + n]; x[j:n] gets shorter with j",
+            ("slice", "j + n", "length", "shift", "window", "shape"), slow=True),
+    Mistake(A, "conv1d_grad", "input_gradient_padded_on_one_side",
+            "padded = np.pad(g, [(0, 0)] * (g.ndim - 1) + [(K - 1, K - 1)])",
+            "padded = np.pad(g, [(0, 0)] * (g.ndim - 1) + [(K - 1, 0)])",
+            "the full convolution pads g with K - 1 zeros on each side; on the left only, the "
+            "gradient is K - 1 entries short", ("pad", "both sides", "each side", "k - 1",
+                                                "right", "full"), slow=True),
+    Mistake(A, "conv1d_grad", "kernel_gradient_sums_g_first",
+            "return correlate(x.value, g).sum(axis=0)",
+            "return correlate(x.value.sum(axis=0), g.sum(axis=0))",
+            "each row's input is correlated with that row's gradient, then summed: summing x "
+            "and g over the batch first pairs every row with every other",
+            ("row", "each row", "batch", "sum", "before", "pair"), slow=True),
+    Mistake(A, "maxpool_grad", "gradient_routed_to_the_minimum",
+            "first = np.eye(n)[windows.argmax(axis=-1)]", "first = np.eye(n)[windows.argmin(axis=-1)]",
+            "the gradient goes to the entry that was the maximum; argmin routes it to the "
+            "smallest one", ("argmax", "argmin", "maximum", "minimum", "winner", "max"), slow=True),
+    Mistake(A, "maxpool_grad", "gradient_not_expanded",
+            "return (first * g[..., None]).reshape(x.shape)",
+            "return (first * g).reshape(x.shape)",
+            "g has one entry per window: it needs a new last axis, g[..., None], to multiply "
+            "the window's one-hot winner", ("axis", "none", "broadcast", "shape", "newaxis",
+                                            "[..., none]"), slow=True),
+    Mistake(A, "maxpool_grad", "windows_lose_the_batch_axis",
+            "windows = x.value.reshape(x.shape[:-1] + (x.shape[-1] // n, n))",
+            "windows = x.value.reshape(-1, n)",
+            "the windows keep the batch axis, (B, L / n, n): reshape(-1, n) flattens the rows "
+            "together and the output loses its shape (B, L / n)", ("batch", "shape", "axis",
+                                                                   "reshape", "flatten"), slow=True),
+    Mistake(A, "histogram_classifier", "one_kernel_used_three_times",
+            "for k in (self.k1, self.k2, self.k3)]", "for k in (self.k1, self.k1, self.k1)]",
+            "each of the three feature maps has its own kernel: k1 three times leaves k2 and k3 "
+            "unused", ("k2", "k3", "kernel", "three", "same kernel", "each"), slow=True),
+    Mistake(A, "histogram_classifier", "predict_threshold_half",
+            "return (net.forward(histograms).value > 0).astype(int)",
+            "return (net.forward(histograms).value > 0.5).astype(int)",
+            "f is a logit, class 1 where f > 0: 0.5 is the threshold of a probability",
+            ("logit", "threshold", "0.5", "> 0", "probabilit"), slow=True),
+    Mistake(A, "adversarial_input", "step_scaled_by_the_l1_norm",
+            "x = np.maximum(x + step * direction / np.abs(direction).max(), 0)",
+            "x = np.maximum(x + step * direction / np.abs(direction).sum(), 0)",
+            "the step moves at most `step` per bin: the direction is divided by its largest "
+            "entry, not by the sum of all of them", ("max", "largest", "per bin", "sum",
+                                                      "scale", "norm"), slow=True),
+]

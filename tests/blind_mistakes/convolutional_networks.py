@@ -185,3 +185,53 @@ MISTAKES += [
             "put_along_axis needs the winners' indices with the window axis kept, (N C, 1, OH OW): "
             "argmax drops it", ("keepdims", "axis", "shape", "[:, none]", "dimension"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+MISTAKES += [
+    Mistake(A, "conv2d_grad", "kernel_offset_times_the_stride",
+            "columns[:, :, p, q] = padded[:, :, p:p + stride * oh:stride, q:q + stride * ow:stride]",
+            "columns[:, :, p, q] = padded[:, :, p * stride:p * stride + stride * oh:stride, q * stride:q * stride + stride * ow:stride]",
+            "the kernel offset p, q moves one pixel; only the window's position i, j moves by "
+            "the stride", ("offset", "stride", "kernel position", "p * stride", "window"), slow=True),
+    Mistake(A, "conv2d_grad", "weight_gradient_of_the_first_image",
+            "return (g.reshape(n, f, -1) @ columns.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)",
+            "return (g.reshape(n, f, -1) @ columns.transpose(0, 2, 1))[0].reshape(w.shape)",
+            "the filters are shared by every image: their gradient sums the shares of all N "
+            "images, not the first one's", ("sum", "every image", "all images", "batch",
+                                             "first image", "[0]", "shared"), slow=True),
+    Mistake(A, "conv2d_grad", "input_gradient_padding_forgotten",
+            "return col2im(filters.T @ g.reshape(n, f, -1), x.shape, kh, kw, stride, padding)",
+            "return col2im(filters.T @ g.reshape(n, f, -1), x.shape, kh, kw, stride, 0)",
+            "col2im is im2col's adjoint only with the same padding: with 0 the windows are "
+            "placed one padding off", ("padding", "adjoint", "same arguments", "offset"), slow=True),
+    Mistake(A, "conv2d_grad", "crop_with_a_negative_index",
+            "return padded[:, :, padding:padding + H, padding:padding + W]",
+            "return padded[:, :, padding:-padding, padding:-padding]",
+            "with padding 0, padded[0:-0] is empty: the crop must end at padding + H",
+            ("padding", "-0", "empty", "negative", "slice", "crop", "padding = 0"), slow=True),
+    Mistake(A, "maxpool2d_grad", "pool_stride_argument_ignored",
+            "stride = size if stride is None else stride", "stride = size",
+            "the windows are `stride` apart when a stride is given; only the default is the size",
+            ("stride", "argument", "default", "overlap"), slow=True),
+    Mistake(A, "cnn_accuracy", "batch_read_as_channels",
+            "h = h.reshape(h.shape[0], 1, 28, 28)", "h = h.reshape(1, h.shape[0], 28, 28)",
+            "the images are (N, C, H, W) with one channel: (1, N, 28, 28) makes the batch the "
+            "channels of a single image", ("channel", "batch", "(n, 1, 28, 28)", "shape",
+                                           "reshape", "axis"), slow=True),
+    Mistake(A, "cnn_accuracy", "cnn_labels_not_one_hot",
+            "optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=3e-3",
+            "optimizer = dp.Adam(net, x_train, y_train, lr=3e-3",
+            "the cross-entropy compares the logits with one-hot labels (n, 10): the digits "
+            "themselves are not", ("one-hot", "one_hot", "label", "(n, 10)"), slow=True),
+    Mistake(A, "cnn_accuracy", "layers_in_reverse",
+            "        for layer in self.stack:", "        for layer in reversed(self.stack):",
+            "the layers run in the order given, the first convolution first", ("order",
+                                                                                "revers",
+                                                                                "first layer"), slow=True),
+    Mistake(A, "filter_plot", "filters_of_an_untrained_layer",
+            "first = next(layer for layer in net.stack if isinstance(layer, Conv))\n    weights",
+            "first = Conv(1, 8, 3, \"conv1\", padding=1)\n    weights",
+            "the plot shows the trained network's first layer: a new Conv has fresh random "
+            "filters, not what net learned", ("net", "trained", "new layer", "fresh", "random",
+                                              "untrained", "first conv"), slow=True),
+]

@@ -150,3 +150,48 @@ MISTAKES += [
             "every parameter takes a step, the biases too: only the weights W are updated",
             ("bias", "_b", "every parameter", "all parameters", "weights only"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+# Written and left out (full marks in the self-check): the seed left a bare number, old `grads =
+# {id(self): np.ones(self.shape) * g}` -> new `grads = {id(self): g}` (a 1x1 output made by a dot,
+# or a named leaf as output, then gets a number, not an array);
+# each layer draws W from a new generator, old `Node(init_rng.normal(0.0, np.sqrt(variance),
+# (n_in, n_out)), f"{name}_W")` -> new `Node(np.random.default_rng(0).normal(0.0,
+# np.sqrt(variance), (n_in, n_out)), f"{name}_W")` (init_rng ignored, every layer the same draws);
+# the step ignores the argument lr, old `param[name] - lr * grads[name]` -> new `param[name] -
+# 0.05 * grads[name]` in train (the default, so a check with lr = 0.05 only cannot tell).
+from .scalar_autodiff import SWAP  # noqa: E402
+MISTAKES += [
+    Mistake(A, "named_leaves", "accumulates_the_nodes_own_entry",
+            "grads[id(parent)] = grads.get(id(parent), 0) + grad_fn(g_node)",
+            "grads[id(parent)] = grads.get(id(node), 0) + grad_fn(g_node)",
+            "the share is added to what has already arrived at the parent, grads[id(parent)]: "
+            "id(node) reads the node's own entry, popped already, so earlier shares are lost",
+            ("id(parent)", "parent", "accumulat", "earlier share", "wrong key", "overwrit"), slow=True),
+    Mistake(A, "model_layers", "variance_passed_as_the_standard_deviation",
+            "init_rng.normal(0.0, np.sqrt(variance), (n_in, n_out))",
+            "init_rng.normal(0.0, variance, (n_in, n_out))",
+            "normal() takes the standard deviation: the square root of the variance 2/n_in is "
+            "missing", ("standard deviation", "sqrt", "square root", "variance", "std", "scale"), slow=True),
+    Mistake(A, "model_layers", "fan_out_instead_of_fan_in",
+            "variance = (2.0 if activation == \"relu\" else 1.0) / n_in",
+            "variance = (2.0 if activation == \"relu\" else 1.0) / n_out",
+            "He and LeCun initialisation divide by the number of inputs n_in, not outputs",
+            ("n_in", "fan_in", "fan-in", "fan in", "n_out", "inputs", "outputs"), slow=True),
+    Mistake(A, "model_layers", "product_operands_reversed",
+            "h = x.dot(self.W) + self.b", "h = self.W.dot(x) + self.b",
+            "the rows of x are the examples: the layer computes x W, (n, n_in) @ (n_in, n_out); "
+            "W x has its operands in the wrong order", SWAP + ("order", "x w", "w x", "shape",
+                                                             "x.dot", "commut"), slow=True),
+    Mistake(A, "model_layers", "bias_initialised_to_one",
+            "self.b = Node(np.zeros((1, n_out)), f\"{name}_b\")",
+            "self.b = Node(np.ones((1, n_out)), f\"{name}_b\")",
+            "the biases start at zero; np.ones starts every one at 1",
+            ("zero", "np.ones", "ones", "bias", "initial"), slow=True),
+    Mistake(A, "training_loop", "update_applied_to_the_copies",
+            "net.set_param({name: param[name] - lr * grads[name] for name in param})",
+            "for name in param:\n            param[name] -= lr * grads[name]",
+            "get_param returns copies: subtracting from them leaves the network unchanged, "
+            "set_param must write them back", ("set_param", "cop", "unchanged", "never updated",
+                                                "not updated", "write"), slow=True),
+]

@@ -142,3 +142,37 @@ MISTAKES += [
             "the forward pass multiplies by the scaled mask: with the 0/1 mask the kept units "
             "are not divided by 1 - p, so the expectation shrinks", SCALE, slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+MISTAKES += [
+    Mistake(A, "dropout_forward", "one_draw_for_the_whole_array",
+            "keep = self.rng.random(shape) >= self.p", "keep = self.rng.random() >= self.p",
+            "every entry is dropped independently: a single draw keeps or drops the whole array "
+            "at once", ("each entry", "independent", "single", "one draw", "whole", "shape",
+                        "all or nothing"), slow=True),
+    Mistake(A, "dropout_forward", "mask_ignores_p",
+            "keep = self.rng.random(shape) >= self.p",
+            "keep = self.rng.integers(0, 2, shape).astype(bool)",
+            "a coin flip keeps half of the entries whatever p is: an entry must be kept with "
+            "probability 1 - p", ("p", "probability", "1 - p", "half", "coin", "0.5"), slow=True),
+    Mistake(A, "dropout_forward", "mask_from_a_normal",
+            "keep = self.rng.random(shape) >= self.p", "keep = self.rng.normal(size=shape) >= self.p",
+            "the mask compares a uniform number in [0, 1) with p; a standard normal number is "
+            ">= p with another probability", ("uniform", "normal", "random(", "probability",
+                                               "distribution", "1 - p"), slow=True),
+    Mistake(A, "dropout_backward", "backward_divides_by_the_mask",
+            "return g * scale                                # the mask of the forward pass",
+            "return g / scale                                # the mask of the forward pass",
+            "the gradient of x * s is g * s: dividing by s gives inf where a unit was dropped "
+            "and scales the kept ones the wrong way", ("multipl", "divid", "g * s", "inf",
+                                                        "chain"), slow=True),
+    Mistake(A, "dropout_backward", "backward_scaled_twice",
+            "return g * scale                                # the mask of the forward pass",
+            "return g * scale / (1 - self.p)                 # the mask of the forward pass",
+            "scale already holds the factor 1/(1 - p): dividing again scales the gradient twice",
+            SCALE + ("twice", "double"), slow=True),
+    Mistake(A, "dropout_eval", "eval_test_with_and",
+            "if not self.training or self.p == 0:", "if not self.training and self.p == 0:",
+            "either condition makes dropout the identity: with `and`, evaluation mode still "
+            "drops whenever p > 0", ("and", "or", "eval", "training", "identity", "condition"), slow=True),
+]

@@ -144,3 +144,52 @@ MISTAKES += [
             "probability of the predicted digit measures confidence, not error",
             ("true label", "y_val", "predicted", "label", "confidence"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+# Written and left out (full marks in the self-check): a softmax before dp.cross_entropy, which
+# takes logits, old `return dp.cross_entropy(self.forward(x), y)` -> new
+# `return dp.cross_entropy(self.forward(x).softmax(), y)` in Network.loss (trains slower, still
+# passes).
+# Written and left out (not gradable by the self-check, which leaves width_lr_sweep "unchecked":
+# it is graded by training again): the sweep scored on the training digits (`forward(x_val)` /
+# `== y_val` -> `forward(x_train)` / `== y_train`); `dp.seed(0)` before each candidate removed;
+# `OneHidden(width)` -> `OneHidden(16)`.
+MISTAKES += [
+    Mistake(A, "mnist_accuracy", "trained_on_the_validation_split",
+            "optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128, seed=0)",
+            "optimizer = dp.Adam(net, x_val, dp.one_hot(y_val, 10), lr=1e-3, batch_size=128, seed=0)",
+            "the network is trained on the training split; the validation digits are kept out "
+            "to measure it", ("validation", "x_val", "training split", "training data", "leak"), slow=True),
+    Mistake(A, "mnist_accuracy", "output_layer_with_relu",
+            "self.h3 = self.Linear_Layer(128, 10, \"h3\")", "self.h3 = self.ReLU_Layer(128, 10, \"h3\")",
+            "the output layer gives logits, which may be negative: a ReLU there cuts them at 0",
+            ("relu", "logit", "output layer", "linear", "negative", "activation"), slow=True),
+    Mistake(A, "mnist_accuracy", "training_inputs_rescaled",
+            "optimizer = dp.Adam(net, x_train, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128, seed=0)",
+            "optimizer = dp.Adam(net, x_train / 255, dp.one_hot(y_train, 10), lr=1e-3, batch_size=128, seed=0)",
+            "the images are already scaled: dividing them by 255 again for training only makes "
+            "the training inputs differ from the ones predicted", ("255", "scal", "normalis",
+                                                                   "normaliz", "input"), slow=True),
+    Mistake(A, "error_analysis", "worst_by_the_top_probability",
+            "worst = np.argsort(probabilities[np.arange(len(y_val)), y_val], kind=\"stable\")[:8]",
+            "worst = np.argsort(probabilities.max(axis=1), kind=\"stable\")[:8]",
+            "the worst digits have the smallest probability of their true label; the largest "
+            "probability of any class ranks the least confident predictions instead",
+            ("true label", "label", "y_val", "correct class", "max", "confident"), slow=True),
+    Mistake(A, "error_analysis", "confusion_set_not_counted",
+            "np.add.at(confusion, (y_val, predicted), 1)", "confusion[y_val, predicted] = 1",
+            "each entry counts the digits with that label and prediction: assigning 1 marks "
+            "only whether the pair occurs", ("count", "add.at", "+=", "1", "occur", "assign"), slow=True),
+    Mistake(A, "error_analysis", "worst_skips_the_first",
+            "worst = np.argsort(probabilities[np.arange(len(y_val)), y_val], kind=\"stable\")[:8]",
+            "worst = np.argsort(probabilities[np.arange(len(y_val)), y_val], kind=\"stable\")[1:9]",
+            "the eight worst are the first eight of the sorted order, [:8]; [1:9] skips the very "
+            "worst digit", ("off-by-one", "off by one", "[:8]", "first", "index 0", "skip"),
+            slow=True),
+    Mistake(A, "error_analysis", "worst_sorted_values_not_indices",
+            "worst = np.argsort(probabilities[np.arange(len(y_val)), y_val], kind=\"stable\")[:8]",
+            "worst = np.sort(probabilities[np.arange(len(y_val)), y_val], kind=\"stable\")[:8]",
+            "worst holds the indices of the digits (argsort); np.sort returns the sorted "
+            "probabilities themselves", ("argsort", "indices", "index", "np.sort", "probabilit"),
+            slow=True),
+]

@@ -185,3 +185,63 @@ MISTAKES += [
             "the loss is Σ r_i², the squared norm; np.linalg.norm is its square root",
             SQUARE + ROOT + ("norm",), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+# Written and left out (full marks in the self-check): gauss_newton computing the Jacobian once,
+# before its loop, old `    for _ in range(steps):\n        r, J = jacobian(residual, z)\n` -> new
+# `    r, J = jacobian(residual, z)\n    for _ in range(steps):\n        r = residual(Node(z,
+# "z")).value\n` (right for the linear ODE residual, wrong for a nonlinear one such as
+# cosh_residual).
+MISTAKES += [
+    Mistake(A, "catenary_loss", "length_penalty_difference_of_squares",
+            "return (s.sum() - length) ** 2 + (s * mean_height).sum()",
+            "return s.sum() ** 2 - length ** 2 + (s * mean_height).sum()",
+            "the penalty is the square of the difference, (L - L0)²; L² - L0² is a difference "
+            "of squares, negative for a short rope", SQUARE + ("difference", "(l - l0)",
+                                                                "penalty"), slow=True),
+    Mistake(A, "catenary_loss", "length_argument_ignored",
+            "return (s.sum() - length) ** 2 + (s * mean_height).sum()",
+            "return (s.sum() - 1.1) ** 2 + (s * mean_height).sum()",
+            "the penalty must use the argument length: 1.1 written out ignores the L0 the "
+            "caller passes", ("length", "argument", "1.1", "l0", "hard-coded", "hardcoded",
+                              "parameter"), slow=True),
+    Mistake(A, "catenary_loss", "potential_product_of_sums",
+            "return (s.sum() - length) ** 2 + (s * mean_height).sum()",
+            "return (s.sum() - length) ** 2 + s.sum() * mean_height.sum()",
+            "E sums each segment's length times its own mean height; the product of the two "
+            "sums pairs every segment with every height", ("product", "sum", "each segment",
+                                                            "elementwise", "s_i"), slow=True),
+    Mistake(A, "catenary_shape", "leaf_not_named",
+            "value = loss(Node(z, \"z\"))\n        losses.append(value.item())\n        z = z - lr",
+            "value = loss(Node(z))\n        losses.append(value.item())\n        z = z - lr",
+            "grad returns the gradients of the named leaves: the leaf must be called \"z\" for "
+            "grad(1)[\"z\"] to find it", ("name", "\"z\"", "'z'", "named", "keyerror", "leaf"), slow=True),
+    Mistake(A, "catenary_shape", "descend_lr_hard_coded",
+            "z = z - lr * value.grad(1)[\"z\"]", "z = z - 0.005 * value.grad(1)[\"z\"]",
+            "the step must use the argument lr: 0.005, the default, ignores the learning rate "
+            "passed", ("lr", "learning rate", "argument", "0.005", "hard-coded", "hardcoded",
+                       "step size"), slow=True),
+    Mistake(A, "catenary_shape", "descend_returns_swapped",
+            "        z = z - lr * value.grad(1)[\"z\"]\n    return z, losses",
+            "        z = z - lr * value.grad(1)[\"z\"]\n    return losses, z",
+            "descend returns (z, losses) in this order: the two are exchanged",
+            SWAP + ("order", "returned", "return"), slow=True),
+    Mistake(A, "ode_residual", "residual_y_term_missing",
+            "return 2 * (D2 @ y) + D1 @ y + 2 * y", "return 2 * (D2 @ y) + D1 @ y",
+            "the residual of 2y'' + y' + 2y = 0 has three terms: 2y is missing",
+            ("2y", "2 * y", "term", "missing", "forgot"), slow=True),
+    Mistake(A, "ode_residual", "backward_rows_at_the_last_columns",
+            "        D1[i, i - 4:i + 1] = -forward_1[::-1]\n        D2[i, i - 4:i + 1] = forward_2[::-1]",
+            "        D1[i, n - 5:n] = -forward_1[::-1]\n        D2[i, n - 5:n] = forward_2[::-1]",
+            "the mirrored stencil of row i uses the points i - 4 .. i: in row n - 2 it is "
+            "shifted one column to the right", ("row", "column", "shift", "mirror", "i - 4",
+                                                 "n - 2", "stencil", "offset"), slow=True),
+    Mistake(A, "ode_solution", "gauss_newton_losses_not_squared",
+            "losses.append(float(r @ r))", "losses.append(float(r.sum()))",
+            "the loss is the sum of the squared residuals, r·r; the plain sum lets residuals of "
+            "both signs cancel", SQUARE + ("r @ r", "r·r", "sum of squares"), slow=True),
+    Mistake(A, "ode_solution", "jacobian_returns_the_node",
+            "    return r.value, np.array(rows)", "    return r, np.array(rows)",
+            "jacobian returns r as an array of shape (m,); returned as the Node, r @ r and "
+            "lstsq get a Node", ("array", "node", ".value", "value"), slow=True),
+]

@@ -179,3 +179,49 @@ MISTAKES += [
             "step", ("off by one", "off-by-one", "step 0", "shift", "x axis", "x-axis", "start"),
             slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+MISTAKES += [
+    Mistake(A, "momentum_update", "momentum_beta_hard_coded",
+            "v = state[\"v\"] = beta * state.get(\"v\", 0.0) + (1 - beta) * g",
+            "v = state[\"v\"] = 0.9 * state.get(\"v\", 0.0) + 0.1 * g",
+            "the average must use the argument beta: 0.9 written out ignores the beta the "
+            "caller passes", ("beta", "β", "argument", "0.9", "hard-coded", "hardcoded",
+                              "parameter"), slow=True),
+    Mistake(A, "momentum_update", "momentum_learning_rate_forgotten",
+            "    return theta - lr * v\n", "    return theta - v\n",
+            "the step is lr times the velocity: without lr it is the full average gradient",
+            ("lr", "learning rate", "step size", "η"), slow=True),
+    Mistake(A, "rmsprop_update", "rmsprop_eps_inside_the_root",
+            "return theta - lr * g / (np.sqrt(s) + eps)", "return theta - lr * g / np.sqrt(s + eps)",
+            "RMSProp adds eps to the root, sqrt(s) + eps, as written: inside the root it is a "
+            "different and far larger guard", ("eps", "ε", "inside", "root", "sqrt"), slow=True),
+    Mistake(A, "rmsprop_update", "rmsprop_average_forgets_the_past",
+            "s = state[\"s\"] = beta * state.get(\"s\", 0.0) + (1 - beta) * g ** 2",
+            "s = state[\"s\"] = (1 - beta) * g ** 2",
+            "s is a running average: the term beta * s of the previous steps is missing, so s "
+            "holds the current gradient only", ("previous", "running", "average", "beta * s",
+                                                 "β", "beta", "past", "state"), slow=True),
+    Mistake(A, "adam_update", "adam_step_with_the_uncorrected_v",
+            "return theta - lr * m_hat / (np.sqrt(v_hat) + eps)",
+            "return theta - lr * m_hat / (np.sqrt(v) + eps)",
+            "the step divides by the root of the corrected v_hat: the raw v is biased towards "
+            "0 in the first steps, so the steps are too large", ("v_hat", "bias", "correct",
+                                                                 "uncorrected", "v̂"), slow=True),
+    Mistake(A, "adam_update", "adam_first_moment_reads_v",
+            "m = state[\"m\"] = beta1 * state.get(\"m\", 0.0) + (1 - beta1) * g",
+            "m = state[\"m\"] = beta1 * state.get(\"v\", 0.0) + (1 - beta1) * g",
+            "m's running average continues the previous m: state.get(\"v\") reads the second "
+            "moment instead", ("\"m\"", "'m'", "key", "first moment", "second moment",
+                               "previous m", "state"), slow=True),
+    Mistake(A, "lr_sweep", "adam_learning_rate_left_at_the_default",
+            "LEARNING_RATE = {\"sgd\": 2e-3, \"momentum\": 2e-2, \"rmsprop\": 1e-2, \"adam\": 0.2}",
+            "LEARNING_RATE = {\"sgd\": 2e-3, \"momentum\": 2e-2, \"rmsprop\": 1e-2, \"adam\": 1e-3}",
+            "the learning rate is read off the sweep: Adam's default 1e-3 is far from its best "
+            "on this function", ("adam", "learning rate", "sweep", "best", "default", "1e-3"), slow=True),
+    Mistake(A, "lr_sweep", "sweep_linspace_for_logspace",
+            "learning_rates = np.logspace(-5, 0, 16)", "learning_rates = np.linspace(-5, 0, 16)",
+            "linspace(-5, 0) gives the numbers -5 ... 0, negative learning rates: the decades "
+            "1e-5 ... 1 are np.logspace(-5, 0)", ("logspace", "linspace", "negative", "decade",
+                                                   "log", "learning rate"), slow=True),
+]

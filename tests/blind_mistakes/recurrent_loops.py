@@ -164,3 +164,69 @@ MISTAKES += [
             "the LSTM's output is h = o ⊙ tanh(c): the tanh of the cell state is missing",
             ("tanh", "cell", "squash"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+MISTAKES += [
+    Mistake(A, "forward_order", "on_stack_not_cleared",
+            "                        component.append(stack.pop())\n"
+            "                        on_stack.discard(component[-1])\n",
+            "                        component.append(stack.pop())\n",
+            "a node popped into its component leaves the stack: still marked on_stack, a later "
+            "edge to it lowers low and merges components that are not one loop",
+            ("on_stack", "on the stack", "discard", "stack", "merge", "low"), slow=True),
+    Mistake(A, "forward_order", "loop_members_not_ordered",
+            "            component = [c[0] for c in strongly_connected_components(component, within)]\n",
+            "",
+            "the nodes of a loop come out of Tarjan's stack in visiting order: they must be "
+            "ordered again, with the delay nodes as leaves, so each follows its operands",
+            ("loop", "within", "order", "delay", "operand", "inside"), slow=True),
+    Mistake(A, "forward_order", "delay_not_a_leaf_within_the_loop",
+            "                if network[name][0] == \"delay\":\n                    return []\n",
+            "",
+            "inside a loop the delay nodes count as leaves: followed to their source, the loop "
+            "is one component again and only one of its nodes is kept", DELAY
+            + ("leaf", "leaves", "cut", "cycle", "loop"), slow=True),
+    Mistake(A, "loop_forward", "time_and_batch_swapped",
+            "T, B = next(iter(inputs.values())).shape[:2]",
+            "B, T = next(iter(inputs.values())).shape[:2]",
+            "the inputs are (T, B, d), time first: the first axis is the number of steps",
+            ("time", "batch", "axis", "swap", "(t, b", "first axis", "order"), slow=True),
+    Mistake(A, "loop_forward", "initial_not_broadcast_to_the_batch",
+            "                                         else initial(name, (B,)))",
+            "                                         else params[network[name][3]])",
+            "the initial value (k,) must be repeated for every sequence of the batch, (B, k), "
+            "like the delay's later values", ("batch", "shape", "broadcast", "(b, k)",
+                                               "initial", "repeat"), slow=True),
+    Mistake(A, "loop_backward", "parameter_gradient_overwritten",
+            "dparams[a] += unbroadcast(g, np.shape(params[a]))",
+            "dparams[a] = unbroadcast(g, np.shape(params[a]))",
+            "a parameter is used at every step and by several nodes: its gradient adds up all "
+            "the shares; = keeps only the last one", ("accumulat", "+=", "overwrit", "add up",
+                                                     "every step", "shares", "sum"), slow=True),
+    Mistake(A, "loop_backward", "initial_gets_the_late_gradients",
+            "send(start, g[:steps], None)", "send(start, g[-steps:], None)",
+            "the initial value fills the first `steps` outputs of the shifted sequence: its "
+            "gradient is g[:steps], not the last steps'", DELAY + ("initial", "first",
+                                                                  "g[:steps]", "last"), slow=True),
+    Mistake(A, "loop_backward", "backward_operands_whole_sequence",
+            "operands = [params[a] if a not in network else values[a] if t is None else values[a][t]",
+            "operands = [params[a] if a not in network else values[a]",
+            "inside a loop, step t's local derivatives use the operands' values at step t, "
+            "values[a][t], not the whole sequence", ("step t", "[t]", "time step", "sequence",
+                                                     "shape", "index"), slow=True),
+    Mistake(A, "lstm_task", "cell_state_starts_at_one",
+            "h_prev, c_prev = dp.PastValue(np.zeros(k)), dp.PastValue(np.zeros(k))",
+            "h_prev, c_prev = dp.PastValue(np.zeros(k)), dp.PastValue(np.ones(k))",
+            "the delay nodes start at zero before the first step; the cell state starts at 1",
+            ("zero", "initial", "c_0", "ones", "start"), slow=True),
+    Mistake(A, "lstm_task", "lstm_batch_read_as_time",
+            "        states = dp.run(h, {\"x\": np.asarray(sequences, dtype=float).transpose(1, 0, 2)})\n        return states[-1] @ self.V + self.c_out\n        ### END SOLUTION",
+            "        states = dp.run(h, {\"x\": np.asarray(sequences, dtype=float)})\n        return states[-1] @ self.V + self.c_out\n        ### END SOLUTION",
+            "the sequences come batch first, (n, T, 3); dp.run wants time first: the transpose "
+            "is missing", ("transpos", "time first", "batch first", "axis", "axes"), slow=True),
+    Mistake(A, "lstm_task", "predict_argmax_over_the_batch",
+            "return model.forward(sequences).value.argmax(axis=1)",
+            "return model.forward(sequences).value.argmax(axis=0)",
+            "each sequence's class is the argmax over its 2 logits (axis 1), not over the batch",
+            ("axis", "argmax", "row", "batch"), slow=True),
+]

@@ -171,3 +171,52 @@ MISTAKES += [
             "argmax over one column is always 0", ("regression", "argmax", "value", "class"),
             slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+# Written and left out (full marks in the self-check): predict returning the readout's (n, 1)
+# column, old `return model.forward(sequences).value.reshape(-1)` -> new `return
+# model.forward(sequences).value` (the notebook's own test_mse then broadcasts to an (n, n)
+# matrix).
+MISTAKES += [
+    Mistake(A, "rnn_forward", "weights_copied_into_new_leaves",
+            "return (x_t.dot(params[\"W_x\"]) + h_prev.dot(params[\"W_h\"]) + params[\"b\"]).tanh()",
+            "return (x_t.dot(Node(params[\"W_x\"].value)) + h_prev.dot(params[\"W_h\"]) + params[\"b\"]).tanh()",
+            "the step must use the shared parameter Node itself: a new leaf made from its value "
+            "cuts the graph, so no gradient reaches W_x", ("graph", "leaf", "new node", "copy",
+                                                           "shared", "gradient", ".value"), slow=True),
+    Mistake(A, "rnn_forward", "returns_only_the_last_state",
+            "        states.append(rnn_step(Node(x[t]), delay(states, initial), params))\n    return states",
+            "        states.append(rnn_step(Node(x[t]), delay(states, initial), params))\n    return states[-1]",
+            "rnn_forward returns the list of all T states; states[-1] is only the last one",
+            ("list", "all", "every state", "last", "states[-1]"), slow=True),
+    Mistake(A, "rnn_forward", "recurrent_product_elementwise",
+            "h_prev.dot(params[\"W_h\"])", "h_prev * params[\"W_h\"]",
+            "the recurrent term is the matrix product h_{t-1} W_h, not an elementwise product",
+            ("matrix product", "dot", "@", "elementwise", "element-wise", "shape"), slow=True),
+    Mistake(A, "rnn_forward", "initial_state_sized_by_the_inputs",
+            "n, k = x.shape[1], params[\"W_h\"].shape[0]", "n, k = x.shape[1], params[\"W_x\"].shape[0]",
+            "the state has k units, W_h's size; W_x's first axis is the number of inputs d",
+            ("shape", "units", "k", "w_h", "w_x", "size", "initial"), slow=True),
+    Mistake(A, "bptt_gradients", "bias_gradient_before_the_tanh",
+            "grads[\"b\"] += da.sum(axis=0, keepdims=True)", "grads[\"b\"] += dh.sum(axis=0, keepdims=True)",
+            "b is inside the tanh: its gradient is that of the pre-activation, da, not dh",
+            ("tanh", "da", "pre-activation", "1 - h", "derivative"), slow=True),
+    Mistake(A, "bptt_gradients", "gradients_reset_every_step",
+            "    for t in reversed(range(len(x))):\n        dh = dH[t] + dh_later\n",
+            "    for t in reversed(range(len(x))):\n"
+            "        grads = {name: np.zeros_like(value) for name, value in params.items()}\n"
+            "        dh = dH[t] + dh_later\n",
+            "the shared parameters' gradients add up over all the steps: set to zero inside "
+            "the loop, only the share of step 0 is left", ACCUMULATE + ("reset", "every step",
+                                                                     "each step", "zero"), slow=True),
+    Mistake(A, "bptt_gradients", "tanh_derivative_of_the_previous_state",
+            "da = dh * (1 - H[t] ** 2)", "da = dh * (1 - H[t - 1] ** 2)",
+            "tanh's derivative at step t is 1 - h_t², of this step's output, not h_{t-1}'s",
+            ("h_t", "this step", "previous", "tanh", "h[t]", "off-by-one", "off by one"), slow=True),
+    Mistake(A, "sequence_task", "reshape_for_transpose",
+            "x = np.asarray(sequences, dtype=float).transpose(1, 0, 2)",
+            "x = np.asarray(sequences, dtype=float).reshape(sequences.shape[1], sequences.shape[0], 2)",
+            "reshape keeps the order of the numbers and only regroups them: swapping the batch "
+            "and time axes takes a transpose", TRANSPOSE + ("reshape", "axes", "time first",
+                                                           "swap"), slow=True),
+]

@@ -175,3 +175,52 @@ MISTAKES += [
             ("2ε", "4ε", "2 * eps", "4 * eps", "factor", "twice", "double", "×2", "× 2", "half",
              "step"), slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+MISTAKES += [
+    Mistake(A, "scalar_arithmetic", "mul_derivative_copied_from_add",
+            "((self, other.value), (other, self.value))", "((self, 1.0), (other, self.value))",
+            "d(ab)/da is b: the 1.0 copied from __add__ is the derivative of a sum, not a product",
+            ("d/da", "product", "b", "1.0", "copied", "local derivative", "other.value"),
+            slow=True),
+    Mistake(A, "scalar_functions", "log_derivative_from_the_output",
+            "return Scalar(math.log(self.value), ((self, 1 / self.value),))",
+            "value = math.log(self.value)\n    return Scalar(value, ((self, 1 / value),))",
+            "log'(x) = 1/x is written with the input x; 1/ln x uses the output, as exp's "
+            "derivative may but log's may not", ("1/x", "input", "output", "ln", "log x",
+                                                  "reciprocal"), slow=True),
+    Mistake(A, "scalar_functions", "sigmoid_precedence",
+            "value = 1 / (1 + math.exp(-self.value))", "value = 1 / 1 + math.exp(-self.value)",
+            "1 / 1 + e^-x is 1 + e^-x: the parentheses around the denominator are missing",
+            ("parenthes", "precedence", "bracket", "denominator", "1 + e"), slow=True),
+    Mistake(A, "scalar_functions", "tanh_derivative_doubled_not_squared",
+            "((self, 1 - value ** 2),)", "((self, 1 - value * 2),)",
+            "tanh'(x) = 1 - tanh²(x): `* 2` doubles where `** 2` squares", SQUARE + ("double",), slow=True),
+    Mistake(A, "scalar_backprop", "queue_instead_of_stack",
+            "node, parents_done = stack.pop()", "node, parents_done = stack.pop(0)",
+            "pop(0) takes from the front, a breadth-first queue: a node is put into the order "
+            "before its parents, so the order is not topological",
+            ("pop(0)", "queue", "breadth", "topolog", "order", "stack", "front"), slow=True),
+    Mistake(A, "scalar_backprop", "visited_by_value",
+            "        elif id(node) not in visited:\n            visited.add(id(node))\n",
+            "        elif node.value not in visited:\n            visited.add(node.value)\n",
+            "nodes are told apart by id(node): two different nodes with the same value are "
+            "taken for one and the second is never visited",
+            ("id(", "identity", "same value", "value", "visited", "distinct", "never visited"), slow=True),
+    Mistake(A, "scalar_backprop", "reset_to_one",
+            "    for node in order:\n        node.grad = 0.0\n",
+            "    for node in order:\n        node.grad = 1.0\n",
+            "the gradients start at 0 and the shares add to it; starting every node at 1 adds 1 "
+            "to every gradient", ("reset", "zero", "0.0", "start", "initial", "1.0"), slow=True),
+    Mistake(A, "numerical_gradient", "eps_argument_ignored",
+            "return (f(x + eps) - f(x - eps)) / (2 * eps)",
+            "return (f(x + 1e-6) - f(x - 1e-6)) / (2 * eps)",
+            "the step must be the argument eps: the points x ± 1e-6 do not match the 2·eps "
+            "divided by", ("eps", "argument", "parameter", "1e-6", "step", "hard-coded",
+                           "hardcoded"), slow=True),
+    Mistake(A, "numerical_gradient", "central_difference_sum",
+            "return (f(x + eps) - f(x - eps)) / (2 * eps)",
+            "return (f(x + eps) + f(x - eps)) / (2 * eps)",
+            "the central difference subtracts f(x - eps); adding it gives about f(x)/eps",
+            ("sign", "subtract", "minus", "+", "sum", "difference"), slow=True),
+]

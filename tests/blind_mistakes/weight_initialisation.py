@@ -154,3 +154,48 @@ MISTAKES += [
             "shows the means", ("mean", "std", "standard deviation", "order", "unpack", "swap"),
             slow=True),
 ]
+
+# Round 5 (2026-11-28), written blind as rounds 1 to 4 were.
+MISTAKES += [
+    Mistake(A, "xavier_init", "xavier_uniform_global_generator",
+            "return rng.uniform(-a, a, size=(fan_in, fan_out))\n    ### END SOLUTION\n\n\ndef xavier_normal",
+            "return np.random.uniform(-a, a, size=(fan_in, fan_out))\n    ### END SOLUTION\n\n\ndef xavier_normal",
+            "the weights must be drawn from the generator passed in, rng: NumPy's global one "
+            "ignores it, so the same rng does not give the same weights",
+            ("rng", "generator", "np.random", "seed", "reproduc", "argument"), slow=True),
+    Mistake(A, "xavier_init", "xavier_normal_mean_and_std_swapped",
+            "rng.normal(0.0, np.sqrt(2.0 / (fan_in + fan_out)), size=(fan_in, fan_out))",
+            "rng.normal(np.sqrt(2.0 / (fan_in + fan_out)), 0.0, size=(fan_in, fan_out))",
+            "normal(loc, scale): the mean 0 comes first and the standard deviation second; "
+            "swapped, every weight is the same constant", ("loc", "scale", "mean", "swap",
+                                                            "order", "argument", "constant"), slow=True),
+    Mistake(A, "he_init", "he_normal_size_missing",
+            "return rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_in, fan_out))",
+            "return rng.normal(0.0, np.sqrt(2.0 / fan_in))",
+            "without size, normal() draws one number: the result must be a (fan_in, fan_out) "
+            "matrix", ("shape", "size", "one number", "scalar", "matrix"), slow=True),
+    Mistake(A, "he_init", "he_uniform_square_shape",
+            "    a = np.sqrt(6.0 / fan_in)\n    return rng.uniform(-a, a, size=(fan_in, fan_out))",
+            "    a = np.sqrt(6.0 / fan_in)\n    return rng.uniform(-a, a, size=(fan_in, fan_in))",
+            "the weight matrix has shape (fan_in, fan_out): fan_in twice gives a square matrix",
+            ("shape", "fan_out", "square", "size"), slow=True),
+    Mistake(A, "activation_statistics", "activation_left_out",
+            "        h = act(h @ W)\n", "        h = h @ W\n",
+            "each layer applies the activation: h_l = act(h_{l-1} W_l); without it every layer "
+            "is linear", ("activation", "act(", "each layer", "every layer", "linear",
+                          "nonlinear", "non-linear"), slow=True),
+    Mistake(A, "activation_statistics", "activation_before_the_product",
+            "        h = act(h @ W)\n", "        h = act(h) @ W\n",
+            "h_l = act(h_{l-1} W_l): the activation comes after the product, not before it",
+            ("order", "before", "after", "act(", "activation", "product"), slow=True),
+    Mistake(A, "activation_statistics", "layers_applied_in_reverse",
+            "    for W in weights:\n        h = act(h @ W)\n",
+            "    for W in weights[::-1]:\n        h = act(h @ W)\n",
+            "the input goes through W_1 first; the layers are applied in reverse order",
+            ("order", "revers", "first layer", "w_1", "[::-1]"), slow=True),
+    Mistake(A, "activation_statistics", "plot_linear_scale",
+            "    ax.set_yscale(\"log\")\n    ax.set_xticks(layers)\n",
+            "    ax.set_xticks(layers)\n",
+            "the standard deviations span many orders of magnitude: on a linear axis the "
+            "vanishing curves are all flat at 0", ("log", "scale", "axis", "yscale"), slow=True),
+]
