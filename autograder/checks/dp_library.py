@@ -361,15 +361,16 @@ def toy_problem(rng):
             return x, y, params
 
 
-def run_train(submission, rng, steps=None):
+def run_train(submission, rng, steps=None, lr=None):
     """(x, y, params, gradients, the probe's reply, losses): the student's train on the scripted
-    model (with its default steps, or `steps`), for a toy problem and gradients drawn from rng.
+    model (with its default steps and learning rate, or `steps` and `lr`), for a toy problem and gradients drawn from rng.
     get_grad hands out `losses` in turn: the first is the initial loss; the others are drawn."""
     x, y, params = toy_problem(rng)
     gradients = [{name: rng.normal(size=value.shape) for name, value in params.items()}
                  for _ in range(SCRIPTED)]
     losses = [toy_loss(params, x, y)] + list(rng.uniform(0.1, 1, SCRIPTED - 1))
     given = {} if steps is None else {"steps": steps}
+    given.update({} if lr is None else {"lr": lr})
     received = probe(submission, "train", "in train(net, x, y) on the toy problem", params=params,
                      gradients=gradients, losses=losses, x=x, y=y, **given)
     return x, y, params, gradients, received, losses
@@ -481,3 +482,25 @@ def test_training_takes_as_many_steps_as_it_is_told(submission, rng):
     assert losses is not None and len(losses) == steps, (
         f"train(net, x, y, steps={steps}) returned {'no list' if losses is None else len(losses)} "
         f"losses: one per step, {steps}")
+
+
+LR_NOT_USED = diagnosed("learning_rate_not_used", "the steps do not use the learning rate that "
+                        "train is given: param - lr * grad with train's own lr")
+
+
+@pytest.mark.task("training_loop")
+def test_training_steps_with_the_learning_rate_it_is_given(submission, rng):
+    steps, lr = int(rng.integers(3, 8)), float(rng.uniform(0.005, 0.03))
+    _, _, params, gradients, received, _ = run_train(submission, rng, steps, lr)
+    taken = loop_steps(received, gradients, params)
+    wrong = [(k, name, moved) for k, lrs in enumerate(taken) for name, moved in lrs.items()
+             if not np.isclose(moved, lr, rtol=1e-6)]
+    if wrong:
+        k, name, moved = wrong[0]
+        default = all(np.isclose(moved, DEFAULTS["lr"], rtol=1e-6)
+                      for lrs in taken for moved in lrs.values())
+        raise AssertionError(
+            f"train(net, x, y, steps={steps}, lr={lr:.4g}) did not step with that lr. The first "
+            f"difference is at step {k + 1}, in {name!r}: it moved by {-moved:+.4g} x grad, not "
+            f"-{lr:.4g} x grad" + (LR_NOT_USED + f" (every step used {DEFAULTS['lr']:g}, train's "
+                                   f"default)" if default else ""))

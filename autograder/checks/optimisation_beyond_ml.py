@@ -326,3 +326,34 @@ def test_solution_is_the_least_squares_optimum(submission, rng, public):
         f"{setting} returned the losses {np.round(reply['losses'], 6).tolist()}: after the first "
         f"step each is the loss at the optimum, {r @ r:.8g} (the residual is linear in z, so one "
         f"Gauss-Newton step reaches the optimum)")
+
+
+@pytest.mark.task("ode_solution")
+def test_each_step_takes_the_jacobian_at_its_own_z(submission, rng, public):
+    """A residual that is not linear in z: its Jacobian changes from step to step (one taken
+    once, at z0, still solves the linear ODE above in one step)."""
+    n, steps = (5, 3) if public else (int(rng.integers(3, 9)), int(rng.integers(2, 5)))
+    c, z0 = rng.uniform(1, 4, n), rng.uniform(0.8, 2.5, n)
+    reply = submission.probe("solve_squares", c=c, z0=z0, steps=steps)
+    assert reply["problem"] is None, reply["problem"]
+    expected = ref.newton_squares(c, z0, steps)
+    mistakes = ref.misconceptions.newton_squares(c, z0, steps)
+    setting = (f"gauss_newton(residual, z0, steps={steps}) on the residual r(z) = z * z - c "
+               f"({n} values; its Jacobian diag(2 z) changes with z)")
+    losses = reply["losses"]
+    assert rel_error(losses, expected["losses"]) < RTOL, (
+        f"{setting} returned the losses {np.round(losses, 6).tolist()}, expected "
+        f"{np.round(expected['losses'], 6).tolist()}: each step takes (r, J) at the z it starts "
+        f"from" + (misconception(reply, expected, mistakes, _same_solve)
+                   or located(losses, expected["losses"], within(RTOL))))
+    assert rel_error(reply["z"], expected["z"]) < RTOL, (
+        f"{setting}: z is {np.round(reply['z'], 6).tolist()}, expected "
+        f"{np.round(expected['z'], 6).tolist()}" + (misconception(reply, expected, mistakes,
+                                                                  _same_solve)
+                                                    or located(reply["z"], expected["z"],
+                                                               within(RTOL))))
+
+
+def _same_solve(reply, mistake) -> bool:
+    """A reply of gauss_newton equals a mistake's {"z", "losses"}: both, within RTOL."""
+    return all(rel_error(reply[key], mistake[key]) < RTOL for key in ("z", "losses"))

@@ -180,12 +180,13 @@ class _ScriptedModel:
                 self._losses[k % len(self._losses)])
 
 
-def train(ns, params, gradients, losses, x, y, steps=None):
-    """The student's train(net, x, y), with its default steps (or `steps`) and learning rate, on
+def train(ns, params, gradients, losses, x, y, steps=None, lr=None):
+    """The student's train(net, x, y), with its default steps and learning rate (or `steps`, `lr`), on
     a _ScriptedModel holding `params`: the parameters it leaves, the losses it returned, and the
     parameters at each call of get_grad ({name: array (calls, *shape)})."""
     model = _ScriptedModel(params, gradients, losses)
     given = {} if steps is None else {"steps": int(steps)}
+    given.update({} if lr is None else {"lr": float(lr)})
     returned = ns["train"](model, _array(x), _array(y), **given)
     try:
         returned = [float(loss) for loss in returned]
@@ -222,7 +223,7 @@ REPLIES = {   # the gradients may hold nan or inf: the checks say where
     "model_params": lambda layers, params, x: {
         "after": _params(layers), "output": Array((len(x), layers[-1][2]), finite=False),
         "reached": {name: Flag() for name in params}},
-    "train": lambda params, gradients, losses, x, y, steps=None: {   # the scripted model
+    "train": lambda params, gradients, losses, x, y, steps=None, lr=None: {   # the scripted model
         "params": {name: Array(np.shape(value), finite=False) for name, value in params.items()},
         "losses": Optional(Items(Number(finite=False), max_len=1_000_000)),
         "history": {name: Array((None, *np.shape(value)), finite=False,

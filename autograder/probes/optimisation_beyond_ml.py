@@ -60,6 +60,18 @@ def affine_residual(A, ends):
     return lambda z: A @ dp.concatenate([np.full(1, float(ends[0])), z, np.full(1, float(ends[1]))])
 
 
+def squares_residual(c):
+    """z (a Node) -> z * z - c: a residual whose Jacobian, diag(2 z), changes with z."""
+    c = np.array(c, dtype=float)
+    return lambda z: z * z - c
+
+
+def solve_squares(ns, c, z0, steps):
+    """The student's gauss_newton on the grader's nonlinear residual z * z - c."""
+    result = ns["gauss_newton"](squares_residual(c), np.array(z0, dtype=float), steps)
+    return _pair(result, f"gauss_newton(residual, z0, steps={steps})")
+
+
 def descent(ns, Q, c, z0, lr, steps):
     """The student's descend on the grader's quadratic."""
     result = ns["descend"](quadratic(Q, c), np.array(z0, dtype=float), lr, steps)
@@ -101,4 +113,5 @@ REPLIES = {
     "descent": lambda Q, c, z0, lr, steps: _descent_reply(z0),
     "jacobian": lambda A, ends, z: _pair_reply(("r", "J"), np.zeros((len(z) + 2, len(z)))),
     "solve_bvp": lambda A, ends, z0, steps: _descent_reply(z0),
+    "solve_squares": lambda c, z0, steps: _descent_reply(z0),
 }

@@ -244,6 +244,27 @@ for _id, (_why, _mistake) in zip(
         lambda y, t1, upstream, mistake=_mistake: _mistaken_residual(mistake, y, t1, upstream))
 
 
+def newton_squares(c, z0, steps) -> dict:
+    """Gauss-Newton on r(z) = z * z - c (elementwise): J = diag(2 z) at each step, so the step
+    is r / (2 z), Newton's square root. {"z": the final z, "losses": sum(r^2) before each step}."""
+    return _squares(c, z0, steps, lambda z: 2 * z)
+
+
+def _squares(c, z0, steps, jacobian) -> dict:
+    z, losses = np.array(z0, dtype=float), []
+    for _ in range(steps):
+        r, J = z * z - c, jacobian(z)       # J: the diagonal of the Jacobian
+        losses.append(float(r @ r))
+        z = z - r / J
+    return {"z": z, "losses": np.array(losses)}
+
+
+@misconception("newton_squares", "the Jacobian taken once, at z0, and kept for every step: take "
+                                 "(r, J) = jacobian(residual, z) at the z each step starts from")
+def jacobian_taken_once(c, z0, steps):
+    return _squares(c, z0, steps, lambda z: 2 * np.asarray(z0, dtype=float))
+
+
 def least_squares(ends, t1, n) -> np.ndarray:
     """The inner values minimising |A y|^2 with y = (ends[0], z, ends[1])."""
     A = ode_matrix(n, t1)

@@ -42,6 +42,9 @@ MUTANTS = [
     Mutant(A, "training_loop", "gradient_ascent",
            "param[name] - lr * grads[name]", "param[name] + lr * grads[name]",
            "the step goes along the gradient: the loss grows"),
+    Mutant(A, "training_loop", "train_ignores_its_lr",
+           "param[name] - lr * grads[name]", "param[name] - 0.05 * grads[name]",
+           "the step uses train's default learning rate, whatever lr it is given (round 5's gap)"),
     Mutant(A, "training_loop", "learning_rate_too_small",
            "steps: int = 1000, lr: float = 0.05", "steps: int = 1000, lr: float = 0.0001",
            "a learning rate 500 times too small to reach the target in 1,000 steps"),
@@ -55,6 +58,7 @@ MUTANTS = [
 # (autograder/references/dp_library.py, autograder/checks/dp_library.py). The held-out mutants
 # (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
+    "train_ignores_its_lr": "learning_rate_not_used",
     "no_accumulation": "shares_overwritten",
     "relu_layer_is_linear": "relu_layers_linear",
     "bias_used_by_its_value": "parameter_used_by_its_value",

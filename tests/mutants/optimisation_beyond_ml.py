@@ -48,6 +48,10 @@ MUTANTS = [
            'rows = [r.grad(unit)["z"] for unit in np.eye(len(r))]',
            'rows = [r.grad(np.ones(len(r)))["z"] for unit in np.eye(len(r))]',
            "every row is the gradient of sum(r), not of r_i"),
+    Mutant(A, "ode_solution", "jacobian_taken_once",
+           "    for _ in range(steps):\n        r, J = jacobian(residual, z)",
+           "    _, J = jacobian(residual, z)\n    for _ in range(steps):\n        r, _ = jacobian(residual, z)",
+           "the Jacobian taken once before the loop (right for a linear residual only; round 5's gap)"),
     Mutant(A, "ode_solution", "gauss_newton_step_with_the_wrong_sign",
            "z = z - np.linalg.lstsq(J, r, rcond=None)[0]", "z = z + np.linalg.lstsq(J, r, rcond=None)[0]",
            "z + delta where delta solves J delta = r"),
@@ -57,6 +61,7 @@ MUTANTS = [
 # (autograder/references/optimisation_beyond_ml.py, autograder/checks/optimisation_beyond_ml.py).
 # The held-out mutants (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
+    "jacobian_taken_once": "jacobian_taken_once",
     "potential_energy_with_the_wrong_sign": "energy_sign_flipped",
     "segment_height_from_its_left_end": "height_at_the_left_end",
     "length_penalty_without_the_square": "length_penalty_not_squared",
