@@ -160,6 +160,7 @@ MISTAKES += [
 # np.sqrt(variance), (n_in, n_out)), f"{name}_W")` (init_rng ignored, every layer the same draws);
 # the step ignores the argument lr, old `param[name] - lr * grads[name]` -> new `param[name] -
 # 0.05 * grads[name]` in train (the default, so a check with lr = 0.05 only cannot tell).
+# (Stop 41: the last fails now; mutant train_ignores_its_lr.)
 from .scalar_autodiff import SWAP  # noqa: E402
 MISTAKES += [
     Mistake(A, "named_leaves", "accumulates_the_nodes_own_entry",

@@ -191,7 +191,7 @@ MISTAKES += [
 # before its loop, old `    for _ in range(steps):\n        r, J = jacobian(residual, z)\n` -> new
 # `    r, J = jacobian(residual, z)\n    for _ in range(steps):\n        r = residual(Node(z,
 # "z")).value\n` (right for the linear ODE residual, wrong for a nonlinear one such as
-# cosh_residual).
+# cosh_residual). (Stop 41: fails now; mutant jacobian_taken_once.)
 MISTAKES += [
     Mistake(A, "catenary_loss", "length_penalty_difference_of_squares",
             "return (s.sum() - length) ** 2 + (s * mean_height).sum()",
