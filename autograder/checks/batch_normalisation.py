@@ -14,7 +14,7 @@ import pytest
 from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
-from autograder.grading.checking import misconception, within
+from autograder.grading.checking import diagnosed, misconception, within
 
 ref = references.of(__name__)
 
@@ -189,7 +189,9 @@ def eval_case(submission, rng, public):
             "running_mean": x.mean(axis=0, keepdims=True) + rng.choice([-1.0, 1.0], (1, d))
             * rng.uniform(0.5, 2.0, (1, d)) * x.std(axis=0, keepdims=True),
             "running_var": x.var(axis=0, keepdims=True) * 10 ** rng.uniform(-0.7, 0.7, (1, d))}
-    out = submission.probe("evaluate", momentum=random_momentum(rng, public), **case)
+    momentum = random_momentum(rng, public)
+    case["g"] = rng.normal(size=x.shape)
+    out = submission.probe("evaluate", momentum=momentum, **case)
     return case, out
 
 
@@ -210,6 +212,22 @@ def test_an_example_is_normalised_the_same_alone_or_in_a_batch(eval_case, metric
     _compare(out["y_first_alone"], ref.evaluate(*inputs), "y", metrics,
              ref.misconceptions.evaluate(*inputs),
              context="in evaluation mode, for a batch of one example: ")
+
+
+NOT_A_NODE = diagnosed("evaluation_output_not_a_node", "in evaluation mode the output is not a "
+                       "Node computed from x: an array (x.value, gamma.value) cuts the graph")
+
+
+@pytest.mark.task("batchnorm_eval")
+def test_evaluation_mode_passes_the_gradient_to_x(eval_case, metrics):
+    case, out = eval_case
+    inputs = [case[k] for k in ("x", "gamma", "beta", "running_mean", "running_var", "eps", "g")]
+    assert out["dx"] is not None, (
+        "in evaluation mode no gradient reaches x through the layer: the output must be a Node "
+        "computed from the Node x" + (NOT_A_NODE + f" (it returned a {out['type']})"
+                                      if out["type"] != "Node" else ""))
+    _compare(out["dx"], ref.evaluate_gradient(*inputs), "dx", metrics,
+             context="in evaluation mode, for L = sum(g * y): ")
 
 
 @pytest.mark.task("batchnorm_eval")

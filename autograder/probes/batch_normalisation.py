@@ -61,17 +61,23 @@ def running_statistics(ns, running_mean, running_var, batches, momentum):
     return {"steps": steps}
 
 
-def evaluate(ns, x, gamma, beta, running_mean, running_var, eps, momentum):
+def evaluate(ns, x, gamma, beta, running_mean, running_var, eps, momentum, g):
     """MyBatchNorm in evaluation mode with the grader's gamma, beta and running statistics:
-    its output on x, and its running statistics afterwards."""
+    its output on x, d sum(g * y) / dx through it (None when none reaches x), and its running
+    statistics afterwards."""
     layer = ns["MyBatchNorm"](x.shape[1], "probe", momentum=momentum, eps=eps)
     layer.gamma.value, layer.beta.value = gamma.copy(), beta.copy()
     layer.running_mean, layer.running_var = running_mean.copy(), running_var.copy()
     layer.training = False
-    out = layer(Node(x.copy()))
+    out = layer(Node(x.copy(), "x"))
+    dx = None
+    if isinstance(out, Node) and np.shape(out.value) == np.shape(g):
+        dx = (out * g).sum().grad(1).get("x")
+        dx = None if dx is None else np.array(dx, dtype=float)
     single = layer(Node(x[:1].copy()))
     return {"y": _plain(out), "type": type(out).__name__, "y_first_alone": _plain(single),
-            "running_mean": _plain(layer.running_mean), "running_var": _plain(layer.running_var)}
+            "dx": dx, "running_mean": _plain(layer.running_mean),
+            "running_var": _plain(layer.running_var)}
 
 
 def _named(names, *like) -> Either:
@@ -90,7 +96,8 @@ REPLIES = {
     "backward": lambda dy, x_hat, std, gamma: _named(("dx", "dgamma", "dbeta"), dy),
     "running_statistics": lambda running_mean, running_var, batches, momentum: Either(
         {"steps": _steps(batches)}, {"error": Text(500), "steps": _steps(batches)}),
-    "evaluate": lambda x, gamma, beta, running_mean, running_var, eps, momentum: {
+    "evaluate": lambda x, gamma, beta, running_mean, running_var, eps, momentum, g: {
         "y": Plain(AnyShape(x)), "type": Hint(TypeName()), "y_first_alone": Plain(AnyShape(x)),
+        "dx": Either(None, AnyShape(x)),
         "running_mean": Plain(AnyShape(x)), "running_var": Plain(AnyShape(x))},
 }

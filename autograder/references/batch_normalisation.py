@@ -71,6 +71,14 @@ def evaluate(x, gamma, beta, running_mean, running_var, eps) -> np.ndarray:
     return layer(Node(x)).value
 
 
+def evaluate_gradient(x, gamma, beta, running_mean, running_var, eps, g) -> np.ndarray:
+    """d sum(g * y) / dx of a dp.BatchNorm in evaluation mode: g gamma / sqrt(running_var + eps)."""
+    layer = _layer(gamma, beta, eps)
+    layer.running_mean, layer.running_var = running_mean.copy(), running_var.copy()
+    layer.training = False
+    return (layer(Node(x, "x")) * g).sum().grad(1)["x"]
+
+
 # -- known mistakes (autograder/references/__init__.py: `misconception`) ----------------------------
 def _normalised(x, gamma, beta, mean, std, affine=lambda x_hat, gamma, beta: gamma * x_hat + beta):
     """What a forward pass that normalises with `mean` and `std` returns, as `forward` does."""

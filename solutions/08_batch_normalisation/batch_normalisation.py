@@ -300,7 +300,8 @@ check("running_statistics")
 # $$y = \gamma\, \frac{x - r_\mu}{\sqrt{r_{\sigma^2} + \varepsilon}} + \beta ,$$
 #
 # with `dp` operations on the Nodes `x`, `self.gamma` and `self.beta` (arrays mix with Nodes:
-# `x - array` is a Node). Evaluation does not change the running statistics.
+# `x - array` is a Node), so that the output is a Node through which the gradient reaches `x`.
+# Evaluation does not change the running statistics.
 
 # %%
 from dp import custom_op   # custom_op(name, value, (operand, backward), ...) -> Node

@@ -183,7 +183,9 @@ MISTAKES += [
 # with shape (d,), not (1, d));
 # evaluation computed on the arrays, old `return (x - self.running_mean) / std * self.gamma +
 # self.beta` -> new `return (x.value - self.running_mean) / std * self.gamma.value +
-# self.beta.value` (a bare array, not a Node: no gradient reaches x, gamma or beta).
+# self.beta.value` (a bare array, not a Node: no gradient reaches x, gamma or beta). (Stop 41:
+# the last fails now, mutant eval_computed_on_arrays; eps ignored fails when graded, where eps is
+# drawn, not the self-check's 1e-5.)
 MISTAKES += [
     Mistake(A, "batchnorm_forward", "beta_inside_the_scale",
             "return gamma * x_hat + beta, x_hat, std", "return gamma * (x_hat + beta), x_hat, std",

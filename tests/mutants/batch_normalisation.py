@@ -45,6 +45,11 @@ MUTANTS = [
            "        std = ((x - mean).square().mean(axis=0) + self.eps).sqrt()\n"
            "        return (x - mean) / std * self.gamma + self.beta",
            "the batch statistics in evaluation mode"),
+    Mutant(A, "batchnorm_eval", "eval_computed_on_arrays",
+           "return (x - self.running_mean) / std * self.gamma + self.beta",
+           "return (x.value - self.running_mean) / std * self.gamma.value + self.beta.value",
+           "evaluation computed on the arrays: the right values, but no Node, so no gradient "
+           "(round 5's gap)"),
     Mutant(A, "batchnorm_eval", "eval_eps_outside_sqrt",
            "std = np.sqrt(self.running_var + self.eps)",
            "std = np.sqrt(self.running_var) + self.eps",
@@ -55,6 +60,7 @@ MUTANTS = [
 # (autograder/references/batch_normalisation.py). The held-out mutants (tests/mutants/__init__.py)
 # are measured: never given a mistake here.
 NAMED = {
+    "eval_computed_on_arrays": "evaluation_output_not_a_node",
     "unbiased_variance": "forward_unbiased_variance",
     "eps_outside_sqrt": "forward_eps_outside_sqrt",
     "statistics_over_features": "forward_statistics_over_features",
