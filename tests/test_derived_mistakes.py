@@ -959,3 +959,22 @@ def test_a_call_on_a_name_the_exercise_has_describes_its_line():
 ])
 def test_the_kind_of_a_change_is_read_from_whole_words_outside_quoted_names(why, expected):
     assert wording.kind(why) == expected
+
+
+def test_an_accumulation_lost_is_named_by_its_line_or_is_opaque():
+    """a += b -> a = b drops a term, the value accumulated so far: which accumulation is the
+    mistake, as which term is for a term dropped."""
+    function = ast.parse("def f(xs):\n    grads = {}\n    for x in xs:\n"
+                         "        grads[x] += x * 2\n        live += x\n").body[0]
+    loop = function.body[1]
+    found = []
+    for k, words in ((0, "grads"), (1, "grads")):
+        old = loop.body[k]
+        [(why, new)] = derived._augassign(old)
+        derived._words[0] = words
+        try:
+            found.append(derived._explained(function, [("body", 1), ("body", k)], old, new, why))
+        finally:
+            derived._words[0] = ""
+    assert found == [("in the line that computes `grads`: " + derived.ACCUMULATION_LOST, 0),
+                     (derived.ACCUMULATION_LOST, references.OPAQUE)], found

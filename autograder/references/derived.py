@@ -404,7 +404,11 @@ def _line(statement) -> str | None:
     if isinstance(statement, (ast.Assign, ast.AugAssign)):
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         if len(targets) == 1:
-            quoted = _quote(targets[0])
+            target = targets[0]
+            while isinstance(target, ast.Subscript) and not (
+                    isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
+                target = target.value       # grads[p]: `grads`; params["b"]: `b`
+            quoted = _quote(target)
             if quoted.startswith("`"):
                 return f"the line that computes {quoted}"
         return None
@@ -1027,6 +1031,9 @@ def _explained(statement, path, old, new, why) -> tuple:
     changed, opaque = wording.reworded(why, old, new), False
     if why.endswith((NEVER_WRITTEN, READ_BEFORE)):       # lines (`_body`): by name, or opaque
         opaque = why.startswith(_LINES_BY_KIND)
+    elif why == ACCUMULATION_LOST:      # which accumulation: by its line, or opaque (as a term)
+        line = _line(old)
+        changed, opaque = (f"in {line}: {why}", False) if line else (why, True)
     elif changed == why and "`" not in why and not why.startswith(_COMPLETE):
         named = [_part(n, statement) for n in wording.changed_parts(why, old, new)]
         if named and all(named):
