@@ -889,3 +889,92 @@ def test_a_form_is_mutated_in_its_own_module_only():
     found = derived.mutants(activation_functions, "bce_written", (p, y), {})
     assert found and all("@autograder.references.activation_functions:" in id_
                          for id_, _, _ in found), [id_ for id_, _, _ in found]
+
+
+# -- a change of lines is named by the lines, or is opaque -----------------------------------------
+def _body_mutations(code: str, words: str) -> list:
+    """[(why, rank)] of the lines of the function `code` left out or put in the other order, in
+    an exercise whose text is `words`."""
+    function = ast.parse(code).body[0]
+    derived._words[0] = words
+    try:
+        return [derived._explained(function, [], function, new, why)
+                for why, new in derived._body(function)]
+    finally:
+        derived._words[0] = ""
+
+
+BODY = ("def f(x, n):\n"
+        "    for k in range(n):\n"
+        "        x = x * 2\n"
+        "    if n > 2:\n"
+        "        x = -x\n"
+        "    y = x + 1\n"
+        "    return y\n")
+
+
+def test_lines_that_only_their_kinds_describe_put_in_the_other_order_or_left_out_are_opaque():
+    """'two lines (an expression, an assignment) in the other order: an expression where the
+    right computation has an expression' says nothing of which lines: never named."""
+    found = _body_mutations(BODY, "def f(x, n)")
+    assert found and all(rank == references.OPAQUE for _, rank in found), found
+    assert not any("where the right computation has" in why for why, _ in found), found
+
+
+def test_lines_the_exercise_has_names_for_are_named_when_put_in_the_other_order_or_left_out():
+    code = "def f(x, n):\n    total = x * n\n    x = x + 1\n    mean = total / x\n    return mean\n"
+    found = dict(_body_mutations(code, "total mean x"))
+    assert found == {
+        "the line that computes `total` left out (a value never written back)": 0,
+        "two lines in the other order, the line that computes `x` before the line that computes "
+        "`total` (a value read before it is updated)": 0,
+        "the line that computes `x` left out (a value never written back)": 0,
+        "two lines in the other order, the line that computes `mean` before the line that "
+        "computes `x` (a value read before it is updated)": 0,
+        "the line that computes `mean` left out (a value never written back)": 0}, found
+    # a line whose name the exercise lacks (x): its changes are opaque
+    assert [rank for why, rank in _body_mutations(code, "total mean")] == \
+        [0, references.OPAQUE, references.OPAQUE, references.OPAQUE, 0]
+
+
+def test_a_call_on_a_name_the_exercise_has_describes_its_line():
+    code = "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n        x = x + 1\n" \
+           "    return out\n"
+    function = ast.parse(code).body[0]
+    derived._words[0] = "out xs"
+    try:
+        assert derived._line(function.body[1].body[0]) == "the call of append() on `out`"
+        assert derived._line(function.body[1]) is None
+    finally:
+        derived._words[0] = ""
+
+
+@pytest.mark.parametrize("why, expected", [
+    ("two lines (an assignment, an expression) in the other order (a value read before it is "
+     "updated)", "other-order"),                    # not 'sign', inside 'assignment'
+    ("the line that computes `state` left out (a value never written back)", "left-out"),
+    ("the order not reversed", "reverse"),
+    ("a sign flipped", "sign"),
+    ("a transpose dropped", "transpose"),
+])
+def test_the_kind_of_a_change_is_read_from_whole_words_outside_quoted_names(why, expected):
+    assert wording.kind(why) == expected
+
+
+def test_an_accumulation_lost_is_named_by_its_line_or_is_opaque():
+    """a += b -> a = b drops a term, the value accumulated so far: which accumulation is the
+    mistake, as which term is for a term dropped."""
+    function = ast.parse("def f(xs):\n    grads = {}\n    for x in xs:\n"
+                         "        grads[x] += x * 2\n        live += x\n").body[0]
+    loop = function.body[1]
+    found = []
+    for k, words in ((0, "grads"), (1, "grads")):
+        old = loop.body[k]
+        [(why, new)] = derived._augassign(old)
+        derived._words[0] = words
+        try:
+            found.append(derived._explained(function, [("body", 1), ("body", k)], old, new, why))
+        finally:
+            derived._words[0] = ""
+    assert found == [("in the line that computes `grads`: " + derived.ACCUMULATION_LOST, 0),
+                     (derived.ACCUMULATION_LOST, references.OPAQUE)], found

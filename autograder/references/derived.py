@@ -366,20 +366,58 @@ def _for(node: ast.For) -> list:
 
 def _body(node) -> list:
     """Stale state: a line of a block left out (a value never written back), or two adjacent
-    lines in the other order (a value read before it is updated)."""
+    lines in the other order (a value read before it is updated). Which lines is the mistake:
+    each is described by what it computes where the exercise has that name (`_line`); where one
+    only has its kind ("an assignment"), the change is described by the kinds and is opaque
+    (`_explained`)."""
     body, found = node.body, []
     for i, statement in enumerate(body):
         if isinstance(statement, (ast.Assign, ast.AugAssign)) and len(body) > 1:
             changed = copy.copy(node)
             changed.body = body[:i] + body[i + 1:]
-            found.append((f"a line ({_quote(statement)}) left out (a value never written back)",
-                          changed))
+            line = _line(statement)
+            found.append((f"{line} {NEVER_WRITTEN}" if line else
+                          f"a line ({_quote(statement)}) {NEVER_WRITTEN}", changed))
         if i + 1 < len(body) and not isinstance(body[i + 1], ast.Return):
             changed = copy.copy(node)
             changed.body = body[:i] + [body[i + 1], statement] + body[i + 2:]
-            found.append((f"two lines ({_quote(statement)}, {_quote(body[i + 1])}) in the other "
-                          "order (a value read before it is updated)", changed))
+            first, second = _line(statement), _line(body[i + 1])
+            found.append((f"two lines in the other order, {second} before {first} {READ_BEFORE}"
+                          if first and second else
+                          f"two lines ({_quote(statement)}, {_quote(body[i + 1])}) in the other "
+                          f"order {READ_BEFORE}", changed))
     return found
+
+
+NEVER_WRITTEN = "left out (a value never written back)"
+READ_BEFORE = "(a value read before it is updated)"
+# a line left out or two lines in the other order that only the lines' kinds describe (`_body`)
+_LINES_BY_KIND = ("a line (", "two lines (")
+
+
+def _line(statement) -> str | None:
+    """A line, in words a student can follow: 'the line that computes `v`' (an assignment to a
+    name, an attribute of a name or an entry by its key, that the exercise has: `_quote`), 'the
+    call of append() on `losses`' (a call of a method of such a name, as a line of its own);
+    None where only its kind would say it (a loop, a condition, a return, a name the exercise
+    lacks)."""
+    if isinstance(statement, (ast.Assign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if len(targets) == 1:
+            target = targets[0]
+            while isinstance(target, ast.Subscript) and not (
+                    isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
+                target = target.value       # grads[p]: `grads`; params["b"]: `b`
+            quoted = _quote(target)
+            if quoted.startswith("`"):
+                return f"the line that computes {quoted}"
+        return None
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
+            isinstance(statement.value.func, ast.Attribute):
+        quoted = _quote(statement.value.func.value)
+        if quoted.startswith("`") and len(statement.value.func.attr) <= QUOTE:
+            return f"the call of {statement.value.func.attr}() on {quoted}"
+    return None
 
 
 def _parameters(node: ast.FunctionDef, numbers: set) -> list:
@@ -991,7 +1029,12 @@ def _explained(statement, path, old, new, why) -> tuple:
         if swapped:
             return swapped, 0
     changed, opaque = wording.reworded(why, old, new), False
-    if changed == why and "`" not in why and not why.startswith(_COMPLETE):
+    if why.endswith((NEVER_WRITTEN, READ_BEFORE)):       # lines (`_body`): by name, or opaque
+        opaque = why.startswith(_LINES_BY_KIND)
+    elif why == ACCUMULATION_LOST:      # which accumulation: by its line, or opaque (as a term)
+        line = _line(old)
+        changed, opaque = (f"in {line}: {why}", False) if line else (why, True)
+    elif changed == why and "`" not in why and not why.startswith(_COMPLETE):
         named = [_part(n, statement) for n in wording.changed_parts(why, old, new)]
         if named and all(named):
             changed = f"{why} ({' and '.join(named)})"

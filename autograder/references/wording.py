@@ -88,8 +88,12 @@ def rank(why: str) -> int:
 
 
 def kind(why: str) -> str:
-    """What kind of change `why` explains: 'swapped', 'sign', 'square', ... (`_KINDS`)."""
-    return next((k for k in _KINDS if k in why), "other").replace(" ", "-")
+    """What kind of change `why` explains: 'swapped', 'sign', 'square', ... (`_KINDS`), the first
+    that it has as a word (with an -s, -d or -ed: 'reversed'), not inside another ('sign' in
+    'assignment') nor in a quoted name."""
+    words = re.sub(r"`[^`]*`", "", why)     # not inside a quoted name (`state`)
+    return next((k for k in _KINDS if re.search(rf"\b{k}(?:s|d|ed)?\b", words)),
+                "other").replace(" ", "-")
 
 
 def reworded(why: str, old, new) -> str:
