@@ -83,8 +83,11 @@ def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
             + misconception(scale[kept], wanted, mistakes, _kept_scale_is))
 
 
+REUSED = 0.99           # the share of masks equal to the one before that only a mask reused reaches
 MASK_REUSED = diagnosed("mask_reused", "the mask is drawn once and reused: draw a new mask on "
                                       "every call")
+ONE_DRAW = diagnosed("mask_one_draw_for_the_whole_array", "every mask keeps all the units or none: "
+                     "one random number for the whole array; draw one per unit, of x's shape")
 NOT_FROM_RNG = diagnosed("mask_not_from_self_rng", "the mask is not drawn from the layer's own "
                          "generator: draw every random number from self.rng")
 
@@ -94,10 +97,12 @@ def test_masks_are_new_for_every_call_and_come_from_rng(draws, submission, rng):
     p, x, values = draws
     masks = (values != 0).reshape(len(values), -1)
     repeated = float(np.mean(np.all(masks[1:] == masks[:-1], axis=1)))
-    # two independent masks of N units agree with probability (p^2 + (1-p)^2)^N, below 0.1 here
+    # two independent masks of N units agree with probability (p^2 + (1-p)^2)^N, below 0.1 here;
+    # a mask reused agrees every time, one all-or-nothing draw with probability p^2 + (1 - p)^2
+    whole = bool(np.all(masks.all(axis=1) | ~masks.any(axis=1)))
     assert repeated < 0.5, (
         f"in {len(masks):,} calls of one layer, {repeated:.0%} of the masks were the same as the "
-        f"one before{MASK_REUSED}")
+        f"one before" + (ONE_DRAW if whole else MASK_REUSED if repeated >= REUSED else ""))
     seed = _seed(rng)
     first, again = (_values(submission.probe("train_outputs", p=p, x=x, seed=seed, draws=3),
                             f"MyDropout({p:.3f})", x.shape) for _ in range(2))

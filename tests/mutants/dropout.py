@@ -4,6 +4,10 @@ from tests.grading import Mutant
 A = "07_dropout"
 
 MUTANTS = [
+    Mutant(A, "dropout_forward", "one_draw_broadcast_to_the_shape",
+           "keep = self.rng.random(shape) >= self.p",
+           "keep = np.full(shape, self.rng.random() >= self.p)",
+           "one random number decides for the whole array: all units kept, or none (stop 41)"),
     Mutant(A, "dropout_forward", "mask_shared_by_the_batch",
            "keep = self.rng.random(shape) >= self.p",
            "keep = self.rng.random(shape[1:]) >= self.p",
@@ -70,6 +74,7 @@ MUTANTS = [
 # (autograder/references/dropout.py, autograder/checks/dropout.py). The held-out mutants
 # (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
+    "one_draw_broadcast_to_the_shape": "mask_one_draw_for_the_whole_array",
     "not_rescaled": "kept_not_rescaled",
     "rescaled_by_p": "kept_divided_by_p",
     "keep_probability_confused": "p_is_the_keep_probability",
