@@ -88,7 +88,8 @@ def test_forward_gives_the_probabilities_of_the_specified_network(submission, rn
     got = submission.probe("forward", activation=activation, params=params, x=x)
     assert got.shape == (len(x), 1), (
         f"DeepNetwork({activation!r}).forward(x) for x of shape {x.shape} must return shape "
-        f"({len(x)}, 1), one probability per row; it returned shape {got.shape}")
+        f"({len(x)}, 1), one probability per row; it returned shape {got.shape}"
+        + shape_located(got.shape, (len(x), 1)))
     expected = ref.probabilities(activation, params, x)
     mistakes = ref.misconceptions.probabilities(activation, params, x)
     error = metrics[f"max_rel_error_{activation}"] = rel_error(got, expected)
@@ -302,7 +303,8 @@ def test_nets_are_deep_networks_that_compute_the_specified_network(submission, m
                                  x).sigmoid().value
         got = reply["p"]
         assert got.shape == expected.shape, (
-            f"nets[{name!r}].forward(x_plot) has shape {got.shape}, expected {expected.shape}")
+            f"nets[{name!r}].forward(x_plot) has shape {got.shape}, expected {expected.shape}"
+            + shape_located(got.shape, expected.shape))
         error = metrics[f"max_rel_error_forward_{name}"] = rel_error(got, expected)
         i, value, right = _first_difference(got, expected)
         assert error < RTOL, (

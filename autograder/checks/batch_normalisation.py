@@ -14,7 +14,7 @@ import pytest
 from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
-from autograder.grading.checking import diagnosed, misconception, within
+from autograder.grading.checking import diagnosed, misconception, shape_located, within
 
 ref = references.of(__name__)
 
@@ -57,7 +57,8 @@ def _compare(got, expected, what, metrics, mistakes=(), part=None, shape_hint=""
     def named() -> str:
         return misconception(got, expected, mistakes, within(TOL, rel_error), part)
     assert got.shape == expected.shape, (
-        f"{context}{what} has shape {got.shape}, expected {expected.shape}" + (named() or shape_hint))
+        f"{context}{what} has shape {got.shape}, expected {expected.shape}"
+        + (named() or shape_hint or shape_located(got.shape, expected.shape)))
     errors = rel_errors(got, expected)
     error = float(np.max(errors, initial=0.0))
     metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))

@@ -18,7 +18,7 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading.checking import (diagnosed, keys_located, located, misconception,
-                                         on_the_whole, probe)
+                                         on_the_whole, probe, shape_located)
 from dp import Node, relative_error
 
 ref = references.of(__name__)
@@ -59,7 +59,8 @@ def expect(metrics):
         def named() -> str:
             return misconception(received, expected, mistakes, same, part)
         assert received.shape == expected.shape, (
-            f"{what}: expected shape {expected.shape}, received shape {received.shape}{named()}")
+            f"{what}: expected shape {expected.shape}, received shape {received.shape}"
+            f"{named() or shape_located(received.shape, expected.shape)}")
         errors = relative_errors(received, expected)
         error = float(errors.max(initial=0.0))
         metrics["max_rel_error"] = max(metrics.get("max_rel_error", 0.0), min(error, 1.0))

@@ -137,7 +137,8 @@ def check_program(submission, rng, expect, inputs, program, shape_hint="", nan_h
         f"{what} returned a {received.get('type')}, not a Tensor")
     expect(received["value"], value, f"the value of {what}", shape_hint, nan_hint)
     assert received["grads"] is not None, (
-        f"{what}: its value has shape {received['value'].shape}, expected {value.shape}{shape_hint}")
+        f"{what}: its value has shape {received['value'].shape}, expected {value.shape}"
+        f"{shape_hint or shape_located(received['value'].shape, value.shape)}")
     for i, (name, (got, want)) in enumerate(zip(NAMES, pairs(received["grads"], grads,
                                                              f"gradients of {what}"))):
         expect(got, want, f"dL/d{name} for L = sum(G * out), out = {what}, G random",

@@ -47,7 +47,9 @@ def rel_error(got, expected) -> float:
 def _assert_node(reply, what, shape):
     assert reply["type"] == "Node", (
         f"{what} returned a {reply['type']}, not a Node: build it from dp operations")
-    assert tuple(reply["shape"]) == shape, f"{what} has shape {tuple(reply['shape'])}, expected {shape}"
+    assert tuple(reply["shape"]) == shape, (
+        f"{what} has shape {tuple(reply['shape'])}, expected {shape}"
+        + shape_located(tuple(reply["shape"]), shape))
     assert reply["value"].size == int(np.prod(shape)), (
         f"{what} has {reply['value'].size} values for the shape {shape}")
     reply["value"] = reply["value"].reshape(shape)
@@ -119,7 +121,8 @@ def _descend(submission, Q, c, z0, lr, steps) -> dict:
     reply = submission.probe("descent", Q=Q, c=c, z0=z0, lr=lr, steps=steps)
     assert reply["problem"] is None, reply["problem"]
     assert reply["z"].shape == z0.shape, (
-        f"descend returned z of shape {reply['z'].shape}, expected {z0.shape}, the shape of z0")
+        f"descend returned z of shape {reply['z'].shape}, expected {z0.shape}, the shape of z0"
+        + shape_located(reply["z"].shape, z0.shape))
     assert reply["losses"].shape == (steps,), (
         f"descend(..., steps={steps}) returned {reply['losses'].size} losses, expected {steps}: "
         f"the loss before each step" + shape_located(reply["losses"].shape, (steps,)))
@@ -236,7 +239,8 @@ def _solve(submission, A, ends, z0, steps) -> dict:
     reply = submission.probe("solve_bvp", A=A, ends=list(ends), z0=z0, steps=steps)
     assert reply["problem"] is None, reply["problem"]
     assert reply["z"].shape == z0.shape, (
-        f"gauss_newton returned z of shape {reply['z'].shape}, expected {z0.shape}, the shape of z0")
+        f"gauss_newton returned z of shape {reply['z'].shape}, expected {z0.shape}, the shape of z0"
+        + shape_located(reply["z"].shape, z0.shape))
     assert np.all(np.isfinite(reply["z"])), "gauss_newton returned values that are not finite"
     return reply
 

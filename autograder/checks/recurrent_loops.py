@@ -22,7 +22,8 @@ import pytest
 import dp
 from autograder import references
 from autograder.grading.checking import (LOCATED, NAMES, compare, floored_rel_error,
-                                         on_the_whole, probe, trained_parameters, within)
+                                         on_the_whole, probe, shape_located, trained_parameters,
+                                         within)
 from autograder.probes.recurrent_loops import MAX_UNITS
 
 ref = references.of(__name__)
@@ -377,7 +378,8 @@ def assert_accurate(predicted, classes, what, assignment, metrics, metric) -> No
     between the floor and the bar."""
     assert isinstance(predicted, np.ndarray) and predicted.shape == classes.shape, (
         f"{what} must give {classes.size} classes, one per sequence; it gave "
-        f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+        f"{predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}"
+        f"{'' if isinstance(predicted, dict) else shape_located(predicted.shape, classes.shape)}")
     other = predicted[~np.isin(predicted, (0, 1))]
     assert not other.size, (
         f"{what} must give classes 0 or 1; it gave {other.size} other value(s), such as "
