@@ -49,7 +49,7 @@ MUTANTS = [
            "return (x - self.running_mean) / std * self.gamma + self.beta",
            "return (x.value - self.running_mean) / std * self.gamma.value + self.beta.value",
            "evaluation computed on the arrays: the right values, but no Node, so no gradient "
-           "(round 5's gap)"),
+           "(round 5's gap)", slow=True),
     Mutant(A, "batchnorm_eval", "eval_eps_outside_sqrt",
            "std = np.sqrt(self.running_var + self.eps)",
            "std = np.sqrt(self.running_var) + self.eps",

@@ -44,7 +44,7 @@ MUTANTS = [
            "the step goes along the gradient: the loss grows"),
     Mutant(A, "training_loop", "train_ignores_its_lr",
            "param[name] - lr * grads[name]", "param[name] - 0.05 * grads[name]",
-           "the step uses train's default learning rate, whatever lr it is given (round 5's gap)"),
+           "the step uses train's default learning rate, whatever lr it is given (round 5's gap)", slow=True),
     Mutant(A, "training_loop", "learning_rate_too_small",
            "steps: int = 1000, lr: float = 0.05", "steps: int = 1000, lr: float = 0.0001",
            "a learning rate 500 times too small to reach the target in 1,000 steps"),

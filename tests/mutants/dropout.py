@@ -7,7 +7,7 @@ MUTANTS = [
     Mutant(A, "dropout_forward", "one_draw_broadcast_to_the_shape",
            "keep = self.rng.random(shape) >= self.p",
            "keep = np.full(shape, self.rng.random() >= self.p)",
-           "one random number decides for the whole array: all units kept, or none (stop 41)"),
+           "one random number decides for the whole array: all units kept, or none (stop 41)", slow=True),
     Mutant(A, "dropout_forward", "mask_shared_by_the_batch",
            "keep = self.rng.random(shape) >= self.p",
            "keep = self.rng.random(shape[1:]) >= self.p",

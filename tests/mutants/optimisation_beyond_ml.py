@@ -51,7 +51,7 @@ MUTANTS = [
     Mutant(A, "ode_solution", "jacobian_taken_once",
            "    for _ in range(steps):\n        r, J = jacobian(residual, z)",
            "    _, J = jacobian(residual, z)\n    for _ in range(steps):\n        r, _ = jacobian(residual, z)",
-           "the Jacobian taken once before the loop (right for a linear residual only; round 5's gap)"),
+           "the Jacobian taken once before the loop (right for a linear residual only; round 5's gap)", slow=True),
     Mutant(A, "ode_solution", "gauss_newton_step_with_the_wrong_sign",
            "z = z - np.linalg.lstsq(J, r, rcond=None)[0]", "z = z + np.linalg.lstsq(J, r, rcond=None)[0]",
            "z + delta where delta solves J delta = r"),
