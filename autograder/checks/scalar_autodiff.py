@@ -21,6 +21,7 @@ import pytest
 
 from autograder import references
 from autograder.grading.checking import LOCATED, NAMES, diagnosed, misconception, pairs
+from autograder.probes.scalar_autodiff import _FUNCTIONS as NUMGRAD_FUNCTIONS
 from autograder.sandbox.errors import ProbeError
 from dp import relative_error
 
@@ -441,9 +442,6 @@ def test_random_graph(submission, rng, expect):
 FUNCTIONS = ("exp", "sin", "log", "tanh", "cube")     # by name, as the numgrad probe has them
 
 
-# the functions as the numgrad probe gives them (math, not a reference: a quotient's own points)
-AT = {"exp": math.exp, "sin": math.sin, "log": math.log, "tanh": math.tanh,
-      "cube": lambda x: x ** 3}
 OTHER_DISTANCE = diagnosed("difference_over_another_distance", "the difference of f at two "
                            "points divided by another length than the distance between them")
 
@@ -458,7 +456,7 @@ def over_another_distance(function, x, eps, offsets, estimate) -> str:
     unit = 1e-6 if eps is None else eps
     if len(points) != 2 or not math.isfinite(estimate) or estimate == 0:
         return ""
-    (b, a), f = points, AT[function]
+    (b, a), f = points, NUMGRAD_FUNCTIONS[function]   # as the probe gives them: math
     try:
         k = (f(x + a * unit) - f(x + b * unit)) / (estimate * unit)
     except (ValueError, OverflowError):

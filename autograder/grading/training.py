@@ -52,7 +52,7 @@ def first_difference(reply: dict, digits, rows, layers, named: dict) -> str:
 
 def _layers(layers, named) -> str:
     dense = [layer for layer in layers or () if layer.get("kind") == "dense"]
-    for i, (layer, after) in enumerate(zip(dense, dense[1:])):
+    for i, layer in enumerate(dense[:-1]):          # the last dense layer is the output
         if layer.get("activation") == "linear":
             return (f". The first difference is in net's layers: its dense layer {i} has no "
                     f"activation{named['hidden_layer_without_activation']}")
@@ -137,14 +137,15 @@ def _losses(losses, optimizer, logits, labels) -> str:
         how = "rose"
     elif last > (1 - FLAT) * first:
         how = "hardly changed"
-    elif logits is not None and np.all(np.isfinite(logits)) and \
-            3 * last < _cross_entropy(logits, labels):
+    else:
+        wanted = _cross_entropy(logits, labels) if logits is not None and \
+            np.all(np.isfinite(logits)) else np.nan
+        if not 3 * last < wanted:
+            return ""
         return (f". The first difference is in training: loss_hist ends at {last:.4g} (its last "
                 f"{window} steps), but net's loss on {len(labels)} of the notebook's training "
-                f"digits is {_cross_entropy(logits, labels):.4g}: its steps did not train on the "
-                f"training split as a whole" + _optimizer(optimizer))
-    else:
-        return ""
+                f"digits is {wanted:.4g}: its steps did not train on the training split as a "
+                f"whole" + _optimizer(optimizer))
     return (f". The first difference is in training: the loss {how}, from {first:.4g} over the "
             f"first {window} steps of loss_hist to {last:.4g} over its last {window} (of "
             f"{len(losses)})" + _optimizer(optimizer))
