@@ -508,6 +508,11 @@ def test_of_the_changes_of_one_line_that_give_the_reply_the_simplest_is_named():
     ((2, 11), (2, 9), ", along axis 1 only: 11 entries, expected 9 (2 too many)."),
     ((), (3,), ": axis 0 (of length 3) is missing: summed over, or dropped."),
     ((1000, 10), (1000,), ": an extra axis 1, of length 10."),
+    ((1, 2, 2, 2), (1, 2, 3, 3),
+     ", along axes 2 and 3: 2 and 2 entries, expected 3 and 3 (one too few on each, off by one)."),
+    ((1, 3, 0, 0), (1, 3, 6, 5), ", along axes 2 and 3: 0 and 0 entries, expected 6 and 5 (empty)."),
+    ((4, 7, 2), (3, 4, 5), ", along axes 0, 1 and 2: 4, 7 and 2 entries, expected 3, 4 and 5."),
+    ((1, 6, 5, 3), (1, 3, 6, 5), ": it has the expected lengths of the axes, in another order."),
 ])
 def test_a_wrong_shape_is_located_by_how_it_departs(got, expected, sentence):
     from autograder.grading.checking import shape_located
@@ -515,9 +520,10 @@ def test_a_wrong_shape_is_located_by_how_it_departs(got, expected, sentence):
     assert located(np.zeros(got), np.ones(expected)) == LOCATED + " is in the shape" + sentence
 
 
-def test_shapes_that_differ_in_several_ways_are_not_located():
+def test_shapes_of_other_ranks_that_no_one_axis_explains_are_not_located():
     from autograder.grading.checking import shape_located
-    assert shape_located((2, 3), (3, 4)) == "" and shape_located((4, 4), (4, 4)) == ""
+    assert shape_located((8,), (2, 4)) == "" and shape_located((2, 3, 4), (6, 5)) == ""
+    assert shape_located((4, 4), (4, 4)) == ""
 
 
 def test_derived_ids_are_written_in_the_format_that_checking_reads():
@@ -978,3 +984,29 @@ def test_an_accumulation_lost_is_named_by_its_line_or_is_opaque():
             derived._words[0] = ""
     assert found == [("in the line that computes `grads`: " + derived.ACCUMULATION_LOST, 0),
                      (derived.ACCUMULATION_LOST, references.OPAQUE)], found
+
+
+def test_a_slip_the_exercise_form_places_is_named_there_not_by_dps_unplaced_form():
+    """01's sigmoid 1 / 1 + e^-a: dp's e^min(a, 0) / (1 + e^-|a|) gives that value with its
+    quotient's operands swapped, which says only kinds; 01's form, which the student writes,
+    says which line, and that the parentheses are lost (a regrouping, as common as a swap)."""
+    scalar = references.of("autograder.checks.scalar_autodiff")
+    x = 1.3
+    value = 1 + math.exp(-x)
+    message = misconception(value, scalar.unary("sigmoid", x)[0],
+                            scalar.misconceptions.unary("sigmoid", x), scalar_checks.CLOSE, part=0)
+    assert "in the line that computes `value`: " + derived.PRECEDENCE in message, message
+    assert "the two operands swapped" not in message
+
+
+def test_the_line_of_a_change_is_named_by_what_it_computes_in_the_order_written():
+    """06's m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t): a change in v's half is in
+    the line that computes `v_hat` (not whichever of the two names a set gives first)."""
+    line = ast.parse("m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)").body[0]
+    for k, name in enumerate(("m_hat", "v_hat")):
+        part = line.value.elts[k]
+        assert wording.role(line, [line, line.value, part], part.right, part.left, "the change",
+                            "m_hat v_hat") == f"in the line that computes `{name}`: the change"
+    both = ast.parse("a[k], b = f(x)").body[0]
+    assert wording.role(both, [both], both.value, both.value.func, "the change", "a b k") == \
+        "in the line that computes `a` and `b`: the change"

@@ -34,3 +34,35 @@ def test_the_keys_of_a_dict_that_differ_are_said():
         ". The first difference is in the keys: 'x' is not expected, and 'b', 'c', 'd' and 2 " \
         "more are missing."
     assert keys_located({"W": 1}, {"W": 5}) == ""
+
+
+def test_an_op_that_returns_another_shape_says_which_axes_differ():
+    from autograder.grading.checking import node_reply
+    with pytest.raises(AssertionError) as raised:
+        node_reply({"type": "Node", "grads": None, "value": np.zeros((1, 2, 2, 2))},
+                   "maxpool2d(x (1, 2, 7, 7), 3, 2)", (1, 2, 3, 3))
+    assert str(raised.value).endswith(
+        "expected (1, 2, 3, 3). The first difference is in the shape, along axes 2 and 3: 2 and 2 "
+        "entries, expected 3 and 3 (one too few on each, off by one).")
+
+
+def test_gauss_newton_is_located_at_the_first_loss_that_departs():
+    """10's linear residual: Gauss-Newton's first step lands on the least-squares optimum, so the
+    losses before each step are the loss at z0, then the optimum's."""
+    from autograder.checks import optimisation_beyond_ml as checks10
+    ref, n, t1, ends = checks10.ref, 12, 4.0, (1.0, -0.5)
+    A = ref.ode_matrix(n, t1)
+    z0 = np.linspace(ends[0], ends[1], n)[1:-1] + 0.1
+    best = ref.least_squares(ends, t1, n)
+
+    def loss(z):
+        r = A @ np.concatenate([ends[:1], z, ends[1:]])
+        return r @ r
+    right = np.array([loss(z0), loss(best), loss(best)])
+    assert np.allclose(checks10.gauss_newton_losses(A, ends, t1, z0, 3), right)
+    assert checks10._first_step_located(right, right) == ""
+    uphill = np.array([loss(z0), loss(2 * z0 - best), loss(3 * z0 - 2 * best)])  # steps reversed
+    said = checks10._first_step_located(uphill, right)
+    assert said.startswith(". The losses before each step are [") and \
+        "; 2 of 3 entries differ" in said and ". The first difference is at index [1]" in said
+    assert "shape (2,), expected (3,)" in checks10._first_step_located(right[:2], right)

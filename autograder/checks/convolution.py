@@ -21,7 +21,7 @@ from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
 from autograder.grading.checking import (diagnosed, leaf_gradient, misconception, node_reply,
-                                         within, wrong_shape)
+                                         shape_located, within, wrong_shape)
 
 ref = references.of(__name__)
 
@@ -238,7 +238,8 @@ def test_accuracy_on_histograms_held_by_the_grader(submission, rng, public, assi
     predicted = submission.probe("predict", histograms=x)
     assert not isinstance(predicted, dict) and predicted.shape == y.shape, (
         f"predict(histograms) must return an array of {len(y)} labels, one per histogram; it "
-        f"returned {predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}")
+        f"returned {predicted.get('not_array') if isinstance(predicted, dict) else predicted.shape}"
+        f"{'' if isinstance(predicted, dict) else shape_located(predicted.shape, y.shape)}")
     assert np.all(np.isin(predicted, (0, 1))), (
         f"predict must return labels 0 or 1 (class 1 where f > 0), not values such as "
         f"{', '.join(f'{v:.3g}' for v in np.unique(predicted)[:3])}")

@@ -241,7 +241,7 @@ def check_names(received: dict, params: dict, what: str):
     for name, value in params.items():
         assert received[name].shape == value.shape, (
             f"{what}: {name!r} has shape {received[name].shape}; expected {value.shape} "
-            f"(W is (n_in, n_out), b is (1, n_out))")
+            f"(W is (n_in, n_out), b is (1, n_out)){shape_located(received[name].shape, value.shape)}")
 
 
 @pytest.mark.task("model_layers")

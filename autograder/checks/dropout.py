@@ -11,7 +11,7 @@ import pytest
 
 from autograder import references
 from autograder.grading import answers
-from autograder.grading.checking import diagnosed, misconception
+from autograder.grading.checking import diagnosed, misconception, shape_located
 
 ref = references.of(__name__)
 
@@ -203,12 +203,14 @@ def test_gradient_is_the_upstream_masked_and_scaled_like_the_output(submission, 
             f"forward(x) must return a Node (use custom_op), not a {out['type']}: no gradient "
             f"can flow back through it")
         assert out["value"].shape == x.shape, (
-            f"forward(x) returned shape {out['value'].shape} for an input of shape {x.shape}")
+            f"forward(x) returned shape {out['value'].shape} for an input of shape {x.shape}"
+            f"{shape_located(out['value'].shape, x.shape)}")
         assert out["grad"] is not None, (
             "no gradient reaches x through forward(x): build the output with "
             "custom_op(\"dropout\", value, (x, backward))")
         grad, expected = out["grad"], upstream_through(u, out["value"], x)
-        assert grad.shape == x.shape, f"the gradient has shape {grad.shape}, not x's {x.shape}"
+        assert grad.shape == x.shape, (f"the gradient has shape {grad.shape}, not x's {x.shape}"
+                                       f"{shape_located(grad.shape, x.shape)}")
         error = float(np.max(np.abs(grad - expected) / (np.abs(grad) + np.abs(expected) + 1e-300),
                              initial=0.0, where=(grad != expected)))
         metrics["max_rel_error"] = max(error, metrics.get("max_rel_error", 0.0))

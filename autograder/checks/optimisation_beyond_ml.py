@@ -295,12 +295,38 @@ def test_solution_is_close_to_the_exact_solution(submission, rng, public, metric
     reply = _solve(submission, ref.ode_matrix(ODE_POINTS, T1), ENDS, z0, steps)
     t = np.linspace(0, T1, ODE_POINTS)
     y = np.concatenate([[ENDS[0]], reply["z"], [ENDS[1]]])
+    # a reference value the check may read: asked of every reply (the public cases hold it)
+    losses = gauss_newton_losses(ref.ode_matrix(ODE_POINTS, T1), ENDS, T1, z0, steps)
     error = metrics["max_error"] = float(np.max(np.abs(y - exact_solution(t))))
     i = int(np.argmax(np.abs(y - exact_solution(t))))
     assert error < ODE_TOLERANCE, (
         f"gauss_newton(residual, z0, steps={steps}) on 2y'' + y' + 2y = 0, y(0) = 1, y(6.1) = 0.1 "
         f"with {ODE_POINTS} points: y at t = {t[i]:.3f} is {y[i]:.6f}, the exact solution "
-        f"{exact_solution(t[i]):.6f} (error {error:.3g}, at most {ODE_TOLERANCE} expected)")
+        f"{exact_solution(t[i]):.6f} (error {error:.3g}, at most {ODE_TOLERANCE} expected)"
+        + _first_step_located(reply["losses"], losses))
+
+
+def gauss_newton_losses(A, ends, t1, z0, steps) -> np.ndarray:
+    """Gauss-Newton's loss before each of its `steps` from z0 on the residual A (y(0), z, y(t1)),
+    which is linear in z: the loss at z0, then at the least-squares optimum, which the first step
+    reaches."""
+    best = ref.least_squares(ends, t1, len(z0) + 2)
+    r0, r = (A @ np.concatenate([ends[:1], z, ends[1:]]) for z in (z0, best))
+    return np.array([r0 @ r0] + [r @ r] * (steps - 1))
+
+
+def _first_step_located(losses, expected) -> str:
+    """'. The first difference is ...': the first of the `losses` (the loss before each step, as
+    gauss_newton returned them) that departs from Gauss-Newton's, `expected`."""
+    steps = len(expected)
+    if losses.shape != expected.shape:
+        return f"; it returned losses of shape {losses.shape}, expected ({steps},), one before " \
+            f"each step" + shape_located(losses.shape, expected.shape)
+    sentence = located(losses, expected, within(RTOL))
+    return sentence and (
+        f". The losses before each step are {np.round(losses, 6).tolist()}, Gauss-Newton's "
+        f"{np.round(expected, 6).tolist()} (its first step reaches the optimum of this linear "
+        f"residual){sentence}")
 
 
 @pytest.mark.task("ode_solution")

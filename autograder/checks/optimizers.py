@@ -28,7 +28,7 @@ import pytest
 
 from autograder import references
 from autograder.grading.checking import (assert_log_scale_and_labels, diagnosed, misconception,
-                                         pairs, rel_error)
+                                         pairs, rel_error, shape_located)
 
 ref = references.of(__name__)
 
@@ -113,7 +113,8 @@ def _setting(rule, hyper, theta0, n_steps) -> str:
 def _compare(got, expected, tolerance, what, mistakes=(), start=0) -> None:
     """Assert that the path `got` is `expected` within `tolerance` at every step; `mistakes`:
     the known mistakes' paths from every start (ref.misconceptions.paths), `start` this path's."""
-    assert got.shape == expected.shape, f"{what}: the path has shape {got.shape}, expected {expected.shape}"
+    assert got.shape == expected.shape, (f"{what}: the path has shape {got.shape}, expected "
+                                         f"{expected.shape}{shape_located(got.shape, expected.shape)}")
     for step, (g, e, t) in enumerate(zip(got, expected, tolerance)):
         if rel_error(g, e) >= t:
             raise AssertionError(

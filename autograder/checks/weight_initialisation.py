@@ -229,7 +229,8 @@ def test_statistics_are_the_mean_and_std_of_each_layer(submission, rng, public, 
             return misconception(got, expected[which], mistakes, within(RTOL), part)
         assert got.shape == (len(weights),), (
             f"activation_statistics on {where}: {which} has shape {got.shape}, expected "
-            f"({len(weights)},), one value per layer h_1 ... h_{len(weights)}" + named())
+            f"({len(weights)},), one value per layer h_1 ... h_{len(weights)}"
+            + (named() or shape_located(got.shape, (len(weights),))))
         error = metrics[f"max_rel_error_{which}_{activation}"] = rel_error(got, expected[which])
         i = int(np.argmax(np.abs(got - expected[which])))
         assert error < RTOL, (

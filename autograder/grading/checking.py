@@ -340,6 +340,10 @@ def shape_located(got, expected) -> str:
         (5, 1) for (1, 5)      the expected shape transposed (its axes in reverse order)
         (2, 11) for (2, 9)     along axis 1 only: 11 entries, expected 9 (2 too many); a difference
                                of one is "off by one"
+        (1, 2, 2, 2) for       along axes 2 and 3: 2 and 2 entries, expected 3 and 3 (one too
+        (1, 2, 3, 3)           few on each, off by one); an axis of none is "empty"
+        (1, 6, 5, 3) for       the expected lengths of the axes, in another order
+        (1, 3, 6, 5)
         () for (3,)            axis 0 (of length 3) missing: summed over, or dropped
         (1000, 10) for (1000,) an extra axis 1, of length 10"""
     got, expected = tuple(got), tuple(expected)
@@ -349,20 +353,36 @@ def shape_located(got, expected) -> str:
     if len(got) == len(expected):
         if len(got) > 1 and got == expected[::-1]:
             return f"{start}: the received shape is the expected one transposed."
-        [*axes] = (k for k in range(len(got)) if got[k] != expected[k])
-        if len(axes) != 1:
-            return ""
-        k = axes[0]
-        more = got[k] - expected[k]
-        how = f"one too {'many' if more > 0 else 'few'}, off by one" if abs(more) == 1 else \
-            f"{abs(more)} too {'many' if more > 0 else 'few'}"
-        return f"{start}, along axis {k} only: {got[k]} entries, expected {expected[k]} ({how})."
+        if sorted(got) == sorted(expected):
+            return f"{start}: it has the expected lengths of the axes, in another order."
+        axes = [k for k in range(len(got)) if got[k] != expected[k]]
+        if len(axes) == 1:
+            k = axes[0]
+            return f"{start}, along axis {k} only: {got[k]} entries, expected {expected[k]} " \
+                f"({_how_many(got[k] - expected[k])})."
+        more = {got[k] - expected[k] for k in axes}
+        how = [_how_many(more.pop(), " on each")] if len(more) == 1 else []
+        how += ["empty"] * (0 in (got[k] for k in axes))
+        return f"{start}, along axes {_and(axes)}: {_and([got[k] for k in axes])} entries, " \
+            f"expected {_and([expected[k] for k in axes])}" + (f" ({', '.join(how)})" if how else "") + "."
     for k in range(max(len(got), len(expected))):
         if got == expected[:k] + expected[k + 1:]:
             return f"{start}: axis {k} (of length {expected[k]}) is missing: summed over, or dropped."
         if expected == got[:k] + got[k + 1:]:
             return f"{start}: an extra axis {k}, of length {got[k]}."
     return ""
+
+
+def _how_many(more: int, each: str = "") -> str:
+    """'2 too many', 'one too few, off by one' (`each` after the count: ' on each')."""
+    return f"one too {'many' if more > 0 else 'few'}{each}, off by one" if abs(more) == 1 else \
+        f"{abs(more)} too {'many' if more > 0 else 'few'}{each}"
+
+
+def _and(items) -> str:
+    """'1', '1 and 2', '1, 2 and 3'."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def keys_located(got, expected) -> str:
@@ -463,9 +483,10 @@ def node_reply(out: dict, function: str, expected_shape) -> dict:
     assert out.get("type") == "Node", (
         f"{function} must return a Node (made with custom_op), not a {out.get('type')}")
     if out["grads"] is None:   # the probe sends gradients only for a value of g's shape
-        value = out["value"]
-        raise AssertionError(f"{function} returned a value of shape "
-                             f"{getattr(value, 'shape', None)}, expected {expected_shape}")
+        shape = getattr(out["value"], "shape", None)
+        raise AssertionError(f"{function} returned a value of shape {shape}, expected "
+                             f"{expected_shape}"
+                             + (shape_located(shape, expected_shape) if shape is not None else ""))
     return out
 
 

@@ -808,18 +808,30 @@ def _with_forms(module, name: str, derive) -> list:
     """derive(name), and derive(form) of each form of `name` as its exercise writes it: one slip
     may give one value in both, and is then one slip, not two lines that give the reply. Of a
     value, the reference's mutants are kept where one says what changed (not opaque), else the
-    forms' (dp's division drops a part only its kind describes, 01's drops a square); and of
-    the forms', one explanation of a value once (dp's log and 01's both lose the reciprocal)."""
+    forms' (dp's division drops a part only its kind describes, 01's drops a square); but one
+    that says where it is only in the forms (wording.placed: which line, which derivative)
+    defers to them: the student writes the forms (dp's sigmoid, e^min(a, 0) / (1 + e^-|a|), with
+    its operands swapped is "a quotient where the right computation has a quotient"; 01's
+    1 / (1 + e^-a) is "in the line that computes `value`", the reciprocal dropped or the
+    operations grouped the other way). Of the forms', one explanation of a value once (dp's
+    log and 01's both lose the reciprocal)."""
     found = derive(name)
     if len(forms(module, name)) == 1:
         return found
-    told, written = [m for m in found if not _opaque(m)], []
+    written = []
     for mutant in (m for form in forms(module, name)[1:] for m in derive(form)):
-        if not any(_equal(mutant[2], value) for _, _, value in told) and not any(
-                mutant[1] == why and _equal(mutant[2], value) for _, why, value in written):
+        if not any(mutant[1] == why and _equal(mutant[2], value) for _, why, value in written):
             written.append(mutant)
-    return [m for m in found if not (_opaque(m) and any(
-        _equal(m[2], value) for _, _, value in written))] + written
+    placed = [m for m in written if not _opaque(m) and _placed(m)]
+    found = [m for m in found if not any(_equal(m[2], value) for _, _, value in (
+        written if _opaque(m) else [] if _placed(m) else placed))]
+    told = [m for m in found if not _opaque(m)]
+    return found + [m for m in written if not any(_equal(m[2], value) for _, _, value in told)]
+
+
+def _placed(mutant) -> bool:
+    """Whether a mutant [id, why, value] says where its change is (wording.placed)."""
+    return wording.placed(mutant[1].removeprefix(DERIVED_WHY))
 
 
 def _opaque(mutant) -> bool:

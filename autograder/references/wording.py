@@ -44,8 +44,7 @@ RECIPROCAL = "the reciprocal dropped: the value itself where 1 over it belongs"
 
 # the least likely mistakes: a syntactic change that students seldom make on their own
 _UNLIKELY = ("a square added", "a transpose added")
-_LESS_LIKELY = ("a term dropped", "a factor dropped", "the division dropped", POWER_AS_PRODUCT,
-                "the operations grouped the other way")
+_LESS_LIKELY = ("a term dropped", "a factor dropped", "the division dropped", POWER_AS_PRODUCT)
 # the kind of a mutation, the first of these its explanation holds: mutations of one kind are
 # one mistake, however many lines give it
 _KINDS = ("step skipped", "swapped", "state", "sign", "reciprocal", "square root", "square", "power", "off by one",
@@ -79,9 +78,9 @@ def quotable(text: str, words: str) -> bool:
 
 
 def rank(why: str) -> int:
-    """0 for the common mistakes (a sign, a swap, a square, a root, off by one, stale state, ...),
-    1 for a term, factor or division dropped or a regrouping, 2 for a square or transpose
-    added."""
+    """0 for the common mistakes (a sign, a swap, a square, a root, off by one, stale state,
+    parentheses lost or misplaced, ...), 1 for a term, factor or division dropped, 2 for a square
+    or transpose added."""
     if why.startswith(_UNLIKELY):
         return 2
     return 1 if why.startswith(_LESS_LIKELY) else 0
@@ -171,8 +170,20 @@ def role(function, ancestors: list, old, new, why: str, words: str) -> str:
         return why
     if derivative:
         return f"in the local derivative {derivative}: {why}"
-    names = [n for n in _written(target) if quotable(n, words)] if target is not None else []
-    return f"in the line that computes `{names[0]}`: {why}" if names else why
+    names = [n for n in _computed(target, ancestors, old) if quotable(n, words)] \
+        if target is not None else []
+    return f"in the line that computes {' and '.join(f'`{n}`' for n in names)}: {why}" \
+        if names else why
+
+
+def placed(explanation: str) -> bool:
+    """Whether `explanation` says where its change is (`role`, `swapped_derivatives`: which
+    derivative, which line, which state)."""
+    return explanation.startswith(_PLACES)
+
+
+_PLACES = ("in the local derivative ", "in the line that computes `", "the two local derivatives ",
+           STALE)
 
 
 def swapped_derivatives(function, call) -> str | None:
@@ -186,6 +197,31 @@ def swapped_derivatives(function, call) -> str | None:
         return (f"the two local derivatives {first} and {second} of {head} swapped (each operand "
                 "given the other's)")
     return None
+
+
+def _computed(target, ancestors: list, old) -> list:
+    """The names the assignment `target` writes, in the order written; of a tuple assigned a tuple
+    (m_hat, v_hat = m / c1, v / c2), only the one whose value holds `old`."""
+    if isinstance(target, ast.Assign) and len(target.targets) == 1 and \
+            isinstance(target.targets[0], ast.Tuple) and isinstance(target.value, ast.Tuple) and \
+            len(target.targets[0].elts) == len(target.value.elts):
+        for name, value in zip(target.targets[0].elts, target.value.elts):
+            if value is old or any(a is value for a in ancestors):
+                return _in_order(name)
+    return [n for t in (target.targets if isinstance(target, ast.Assign) else [target.target])
+            for n in _in_order(t)]
+
+
+def _in_order(node) -> list:
+    """The names an assignment's target `node` writes, in the order written: x of x, x[k] and
+    x.a; each of a tuple's."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _in_order(node.value)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return list(dict.fromkeys(n for e in node.elts for n in _in_order(e)))
+    return []
 
 
 def _written(target) -> set:
