@@ -214,12 +214,14 @@ MISTAKES += [
             "[self.ReLU_Layer(sizes[l - 1], sizes[l], f\"layer{l}\")",
             "the layers must be linear, the activation is applied in forward: ReLU layers add a "
             "ReLU before every sigmoid or tanh (and before the output's sigmoid)",
-            ("relu_layer", "linear_layer", "relu", "linear", "factory"), slow=True),
+            ("relu_layer", "linear_layer", "factory", "relu layer", "linear layer", "relu before"),
+            slow=True),
     Mistake(A, "bce_loss", "bce_clips_the_labels",
             "p = dp.minimum(dp.maximum(p, EPS), 1 - EPS)",
             "p = dp.minimum(dp.maximum(y, EPS), 1 - EPS)",
             "the probabilities p are clipped, not the labels y: the loss compares the labels "
-            "with themselves", ("label", "clip", "wrong variable", "y instead of p", "maximum(y"),
+            "with themselves",
+            ("clip", "wrong variable", "y instead of p", "maximum(y", "labels instead"),
             slow=True),
     Mistake(A, "bce_loss", "bce_upper_clip_is_eps",
             "p = dp.minimum(dp.maximum(p, EPS), 1 - EPS)",
@@ -229,12 +231,13 @@ MISTAKES += [
     Mistake(A, "gradient_sums", "get_grad_unpacked_in_the_wrong_order",
             "grads, _ = net.get_grad(x, y)", "_, grads = net.get_grad(x, y)",
             "get_grad returns (grads, loss): unpacking it the other way round keeps the loss and "
-            "drops the gradients", ("order", "unpack", "(grads, loss)", "loss", "tuple", "swap"),
+            "drops the gradients", ("unpack", "(grads, loss)", "tuple", "swap"),
             slow=True),
     Mistake(A, "gradient_sums", "gradient_sums_divided_by_the_batch",
-            "np.abs(grads[f\"layer{l}_W\"]).sum() for l", "np.abs(grads[f\"layer{l}_W\"]).sum() / len(x) for l",
+            "np.abs(grads[f\"layer{l}_W\"]).sum() for l",
+            "np.abs(grads[f\"layer{l}_W\"]).sum() / len(x) for l",
             "the loss is already a mean over the batch: dividing the sum by the batch size again "
-            "scales every S_l down", ("batch", "divid", "len(x)", "factor", "scale", "mean"),
+            "scales every S_l down", ("batch", "divid", "len(x)", "factor"),
             slow=True),
     Mistake(A, "vanishing_plot", "plot_axes_swapped",
             "ax.plot(np.arange(1, 11), gradient_sums(net, x_plot, y_plot),",
@@ -245,7 +248,8 @@ MISTAKES += [
     Mistake(A, "vanishing_plot", "log_scale_on_the_layer_axis",
             "ax.set_yscale(\"log\")\nax.set_xticks(", "ax.set_xscale(\"log\")\nax.set_xticks(",
             "the gradient sums span orders of magnitude: the y axis needs the log scale, not the "
-            "layer axis", ("log", "scale", "y axis", "y-axis", "yscale", "xscale"), slow=True),
+            "layer axis", ("y axis", "y-axis", "yscale", "xscale", "log scale", "x axis"),
+            slow=True),
     Mistake(A, "deep_network", "input_layer_width_from_the_output",
             "sizes = [2] + [20] * 9 + [1]", "sizes = [1] + [20] * 9 + [1]",
             "the inputs are points in the plane, two features: a first layer of width 1 does "
@@ -253,3 +257,6 @@ MISTAKES += [
                                          "two features", "layer1_w"),
             slow=True),
 ]
+
+# Written and left out: answer_sigmoid_slope = 0.5, σ(0) for σ'(0) (the self-check reports the
+# answer "unchecked": it is checked only when the notebook is graded).

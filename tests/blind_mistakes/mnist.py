@@ -205,8 +205,8 @@ MISTAKES += [
             "return net.eval().forward(x).value.argmax(axis=1)",
             "return net.eval().forward(x).value.argmax(axis=1) + 1",
             "argmax gives the column index, which is the digit itself (0-9): adding 1 shifts "
-            "every prediction", ("off-by-one", "off by one", "+ 1", "+1", "shift", "0-9",
-                                 "index"), slow=True),
+            "every prediction", ("off-by-one", "off by one", "+ 1", "+1", "shift", "0-9"),
+            slow=True),
     Mistake(A, "width_lr_sweep", "sweep_scored_on_the_training_images",
             "scores = candidate.eval().forward(x_val).value",
             "scores = candidate.eval().forward(x_train).value",
@@ -216,24 +216,34 @@ MISTAKES += [
     Mistake(A, "width_lr_sweep", "sweep_error_rate_for_accuracy",
             "np.mean(scores.argmax(axis=1) == y_val)", "np.mean(scores.argmax(axis=1) != y_val)",
             "the sweep records the accuracy, the fraction right: `!=` gives the error rate",
-            ("error rate", "!=", "==", "1 - ", "accuracy", "complement"), slow=True),
+            ("error rate", "!=", "complement", "fraction wrong"), slow=True),
     Mistake(A, "width_lr_sweep", "sweep_plots_the_keys",
             "list(sweep[width].values())", "list(sweep[width].keys())",
             "the keys of sweep[width] are the learning rates: the plot shows the rates against "
-            "themselves, not the accuracies", ("keys", "values", "learning rate", "accurac",
-                                               "y values", "series"), slow=True),
+            "themselves, not the accuracies",
+            ("keys", "y values", "series", ".keys()", "rates against"),
+            slow=True),
     Mistake(A, "width_lr_sweep", "sweep_label_shows_the_rate",
             "label=f\"width {width}\")", "label=f\"width {lr}\")",
             "each curve is one width: the label reads the loop's last learning rate instead, so "
-            "every curve has the same label", ("label", "legend", "width", "same label"),
+            "every curve has the same label",
+            ("same label", "{lr}", "learning rate instead of the width", "lr instead"),
             slow=True),
     Mistake(A, "error_analysis", "confusion_counts_the_labels_twice",
-            "np.add.at(confusion, (y_val, predicted), 1)", "np.add.at(confusion, (y_val, y_val), 1)",
+            "np.add.at(confusion, (y_val, predicted), 1)",
+            "np.add.at(confusion, (y_val, y_val), 1)",
             "the columns are the predicted digits: (y_val, y_val) counts every image on the "
-            "diagonal, as if all were right", ("predicted", "diagonal", "column", "y_val, y_val",
-                                               "wrong variable"), slow=True),
+            "diagonal, as if all were right",
+            ("diagonal", "y_val, y_val", "wrong variable", "labels twice"),
+            slow=True),
     Mistake(A, "error_analysis", "confusion_boolean",
-            "confusion = np.zeros((10, 10), dtype=int)", "confusion = np.zeros((10, 10), dtype=bool)",
+            "confusion = np.zeros((10, 10), dtype=int)",
+            "confusion = np.zeros((10, 10), dtype=bool)",
             "a boolean matrix saturates at True: the confusion matrix must count, with integers",
-            ("bool", "dtype", "integer", "count", "saturat"), slow=True),
+            ("bool", "dtype", "integer", "saturat"), slow=True),
 ]
+
+# Written and left out: a softmax before dp.cross_entropy, which applies its own (mnist_accuracy
+# keeps 10/10: the accuracy still clears the bar); the sweep training every candidate with
+# lr=1e-3 instead of the loop's lr (the self-check reports the sweep "unchecked": it is retrained
+# only when graded).
