@@ -206,3 +206,57 @@ MISTAKES += [
             "each curve is labelled with its activation's name; one label for all three cannot "
             "tell them apart", ("label", "legend", "name", "activation"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "deep_network", "relu_layers_for_every_activation",
+            "[self.Linear_Layer(sizes[l - 1], sizes[l], f\"layer{l}\")",
+            "[self.ReLU_Layer(sizes[l - 1], sizes[l], f\"layer{l}\")",
+            "the layers must be linear, the activation is applied in forward: ReLU layers add a "
+            "ReLU before every sigmoid or tanh (and before the output's sigmoid)",
+            ("relu_layer", "linear_layer", "factory", "relu layer", "linear layer", "relu before"),
+            slow=True),
+    Mistake(A, "bce_loss", "bce_clips_the_labels",
+            "p = dp.minimum(dp.maximum(p, EPS), 1 - EPS)",
+            "p = dp.minimum(dp.maximum(y, EPS), 1 - EPS)",
+            "the probabilities p are clipped, not the labels y: the loss compares the labels "
+            "with themselves",
+            ("clip", "wrong variable", "y instead of p", "maximum(y", "labels instead"),
+            slow=True),
+    Mistake(A, "bce_loss", "bce_upper_clip_is_eps",
+            "p = dp.minimum(dp.maximum(p, EPS), 1 - EPS)",
+            "p = dp.minimum(dp.maximum(p, EPS), EPS)",
+            "the upper bound of the clip is 1 - EPS: clipping at EPS sets every probability to EPS",
+            ("clip", "1 - eps", "upper", "bound", "eps"), slow=True),
+    Mistake(A, "gradient_sums", "get_grad_unpacked_in_the_wrong_order",
+            "grads, _ = net.get_grad(x, y)", "_, grads = net.get_grad(x, y)",
+            "get_grad returns (grads, loss): unpacking it the other way round keeps the loss and "
+            "drops the gradients", ("unpack", "(grads, loss)", "tuple", "swap"),
+            slow=True),
+    Mistake(A, "gradient_sums", "gradient_sums_divided_by_the_batch",
+            "np.abs(grads[f\"layer{l}_W\"]).sum() for l",
+            "np.abs(grads[f\"layer{l}_W\"]).sum() / len(x) for l",
+            "the loss is already a mean over the batch: dividing the sum by the batch size again "
+            "scales every S_l down", ("batch", "divid", "len(x)", "factor"),
+            slow=True),
+    Mistake(A, "vanishing_plot", "plot_axes_swapped",
+            "ax.plot(np.arange(1, 11), gradient_sums(net, x_plot, y_plot),",
+            "ax.plot(gradient_sums(net, x_plot, y_plot), np.arange(1, 11),",
+            "plot(x, y): the layer numbers go on the x axis and the sums on the y axis; the two "
+            "are exchanged", ("axis", "axes", "swap", "exchang", "x and y", "x axis", "x-axis"),
+            slow=True),
+    Mistake(A, "vanishing_plot", "log_scale_on_the_layer_axis",
+            "ax.set_yscale(\"log\")\nax.set_xticks(", "ax.set_xscale(\"log\")\nax.set_xticks(",
+            "the gradient sums span orders of magnitude: the y axis needs the log scale, not the "
+            "layer axis", ("y axis", "y-axis", "yscale", "xscale", "log scale", "x axis"),
+            slow=True),
+    Mistake(A, "deep_network", "input_layer_width_from_the_output",
+            "sizes = [2] + [20] * 9 + [1]", "sizes = [1] + [20] * 9 + [1]",
+            "the inputs are points in the plane, two features: a first layer of width 1 does "
+            "not fit x of shape (n, 2)", ("input layer", "width", "first layer", "n_in", "(n, 2)",
+                                         "two features", "layer1_w"),
+            slow=True),
+]
+
+# Written and left out: answer_sigmoid_slope = 0.5, σ(0) for σ'(0) (the self-check reports the
+# answer "unchecked": it is checked only when the notebook is graded).

@@ -222,3 +222,54 @@ MISTAKES += [
             "the function returns (running_mean, running_var): the two are returned in the "
             "other order", ("order", "swap", "exchang", "returned", "mean", "variance"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+PRECEDENCE = ("precedence", "parenthes", "bracket", "group")
+MISTAKES += [
+    Mistake(A, "batchnorm_forward", "x_hat_precedence",
+            "x_hat = (x - mean) / std", "x_hat = x - mean / std",
+            "x̂ = (x - μ)/σ: without the parentheses only the mean is divided by σ",
+            PRECEDENCE, slow=True),
+    Mistake(A, "batchnorm_forward", "mean_over_the_whole_matrix",
+            "    mean = x.mean(axis=0, keepdims=True)\n    var", "    mean = x.mean()\n    var",
+            "each feature has its own mean over the batch (axis 0): x.mean() is one number over "
+            "every entry", AXIS + ("whole", "every entry", "all entries", "global", "one number"),
+            slow=True),
+    Mistake(A, "batchnorm_forward", "cache_holds_the_input",
+            "return gamma * x_hat + beta, x_hat, std", "return gamma * x_hat + beta, x, std",
+            "the cache must hold the normalised x̂: the raw input x is returned in its place, so "
+            "the backward pass uses the wrong values",
+            ("cache", "x_hat", "x̂", "normalised", "normalized"),
+            slow=True),
+    Mistake(A, "batchnorm_backward", "dx_divided_by_the_variance",
+            "- x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "- x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std ** 2",
+            "dx is divided by σ once: dividing by σ² gives the variance where the standard "
+            "deviation belongs", ("std", "σ", "variance", "square", "σ²"), slow=True),
+    Mistake(A, "batchnorm_backward", "backward_returns_dgamma_and_dbeta_swapped",
+            "return dx, dgamma, dbeta", "return dx, dbeta, dgamma",
+            "the backward pass returns (dx, dgamma, dbeta): dγ and dβ are exchanged",
+            ("swap", "exchang", "order", "dgamma", "dbeta", "dγ", "dβ"), slow=True),
+    Mistake(A, "batchnorm_backward", "dx_only_the_last_term_divided",
+            "    dx = (g - g.mean(axis=0, keepdims=True)\n"
+            "          - x_hat * (g * x_hat).mean(axis=0, keepdims=True)) / std",
+            "    dx = g - g.mean(axis=0, keepdims=True) \\\n"
+            "          - x_hat * (g * x_hat).mean(axis=0, keepdims=True) / std",
+            "the whole bracket is divided by σ: without the parentheses only the last term is",
+            PRECEDENCE + ("std", "σ"), slow=True),
+    Mistake(A, "running_statistics", "running_mean_never_moves",
+            "momentum * running_mean + (1 - momentum) * batch_mean",
+            "momentum * running_mean + (1 - momentum) * running_mean",
+            "the new running mean mixes in the batch mean: running_mean written twice leaves it "
+            "where it started", ("batch_mean", "batch mean", "never", "unchanged", "copied",
+                                 "wrong variable"), slow=True),
+    Mistake(A, "running_statistics", "running_mean_precedence",
+            "momentum * running_mean + (1 - momentum) * batch_mean",
+            "momentum * running_mean + 1 - momentum * batch_mean",
+            "(1 - momentum) needs its parentheses: without them 1 is added and the batch mean is "
+            "weighted by momentum", PRECEDENCE + ("1 - momentum",), slow=True),
+    Mistake(A, "batchnorm_eval", "eval_centres_with_the_variance",
+            "(x - self.running_mean) / std", "(x - self.running_var) / std",
+            "evaluation subtracts the running mean: the running variance is subtracted instead",
+            ("running_mean", "running mean", "running_var", "wrong variable"), slow=True),
+]

@@ -240,3 +240,53 @@ MISTAKES += [
             "entry, not by the sum of all of them", ("max", "largest", "per bin", "sum",
                                                       "scale", "norm"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "conv1d_grad", "kernel_length_from_the_first_axis",
+            "    K = k.shape[-1]\n    n = x.shape[-1] - K + 1",
+            "    K = k.shape[0]\n    n = x.shape[-1] - K + 1",
+            "a kernel per row has shape (B, K): its length is the last axis, k.shape[-1]; "
+            "shape[0] is the number of rows",
+            ("shape[-1]", "shape[0]", "last axis", "kernel length", "per row"),
+            slow=True),
+    Mistake(A, "conv1d_grad", "pad_width_from_the_batch_size",
+            "    K = k.shape[0]\n\n    def to_x(g):", "    K = x.shape[0]\n\n    def to_x(g):",
+            "K is the kernel's length, k.shape[0]: x.shape[0] is the batch size, so the full "
+            "convolution is padded by the wrong amount",
+            ("kernel length", "k.shape", "x.shape", "batch size", "k - 1", "padding width"),
+            slow=True),
+    Mistake(A, "conv1d_grad", "gradient_functions_given_to_the_wrong_parents",
+            "(x, to_x), (k, to_k))", "(x, to_k), (k, to_x))",
+            "to_x is x's gradient and to_k the kernel's: they are handed to the other parent",
+            ("swap", "exchang", "wrong parent", "to_x", "to_k"), slow=True),
+    Mistake(A, "maxpool_grad", "upstream_expanded_on_the_wrong_axis",
+            "return (first * g[..., None]).reshape(x.shape)",
+            "return (first * g[None, ...]).reshape(x.shape)",
+            "g (B, L/n) needs a new last axis to meet the one-hot winners (B, L/n, n): g[None] "
+            "adds it in front, so it broadcasts against the wrong axes",
+            ("broadcast", "expand", "g[..., none]", "g[none", "new axis"), slow=True),
+    Mistake(A, "histogram_classifier", "pool_before_the_convolution",
+            "x.conv1d(k).maxpool1d(2)", "x.maxpool1d(2).conv1d(k)",
+            "each feature map is convolved first and then pooled: pooling first changes the "
+            "features and their number",
+            ("swap", "revers", "pool first", "pooled before", "order of"),
+            slow=True),
+    Mistake(A, "histogram_classifier", "trained_forty_steps",
+            "optimizer.train(steps=4000,", "optimizer.train(steps=40,",
+            "40 Adam steps leave the classifier barely trained: the notebook trains for 4000",
+            ("longer", "4000", "undertrain", "too few steps", "more steps"), slow=True),
+    Mistake(A, "adversarial_input", "stop_threshold_a_probability",
+            "if f.value[0] > 0:", "if f.value[0] > 0.5:",
+            "f is a score (a logit), positive for the other class: stopping at f > 0.5 treats "
+            "it as a probability and walks past the first point with f > 0",
+            ("0.5", "threshold", "logit", "probability", "f > 0"), slow=True),
+    Mistake(A, "adversarial_input", "normalised_to_unit_length",
+            "path.append(x / x.sum())", "path.append(x / np.linalg.norm(x))",
+            "a histogram is renormalised to sum 1 (divide by the sum), not to unit length",
+            ("renormalis", "renormaliz", "unit length", "l2", "norm instead", "sum to 1"),
+            slow=True),
+]
+
+# Written and left out: the adversarial step along the raw gradient, its mean not removed
+# (adversarial_input keeps 2/2: the path still ends at the first f > 0).

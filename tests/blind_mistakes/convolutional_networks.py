@@ -235,3 +235,57 @@ MISTAKES += [
             "filters, not what net learned", ("net", "trained", "new layer", "fresh", "random",
                                               "untrained", "first conv"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "conv2d_grad", "bias_gradient_misses_the_width_axis",
+            "return g.sum(axis=(0, 2, 3))", "return g.sum(axis=(0, 2))",
+            "each filter's bias is added at every position: its gradient sums over the images "
+            "and both image axes, (0, 2, 3); the width axis is left out",
+            AXIS + ("axes", "(0, 2, 3)", "width", "position"), slow=True),
+    Mistake(A, "conv2d_grad", "col2im_buffer_not_zeroed",
+            "padded = np.zeros((N, C, H + 2 * padding, W + 2 * padding), dtype=columns.dtype)",
+            "padded = np.empty((N, C, H + 2 * padding, W + 2 * padding), dtype=columns.dtype)",
+            "col2im adds into its buffer with +=: np.empty leaves whatever was in memory, so the "
+            "buffer must start at zero", ("zeros", "empty", "uninitiali", "start at zero",
+                                          "buffer", "garbage"), slow=True),
+    Mistake(A, "conv2d_grad", "weight_shape_unpacked_channels_first",
+            "f, c, kh, kw = w.shape", "c, f, kh, kw = w.shape",
+            "w is (filters, channels, KH, KW): unpacking it as (c, f, ...) exchanges the number "
+            "of filters with the number of channels", ("filters", "channels", "unpack", "swap"),
+            slow=True),
+    Mistake(A, "maxpool2d_grad", "gradient_put_along_the_positions_axis",
+            "g.reshape(n * c, 1, -1), axis=1)", "g.reshape(n * c, 1, -1), axis=2)",
+            "the winners index the window entries, axis 1 of the columns: putting along axis 2, "
+            "the output positions, sends the gradients to the wrong places",
+            AXIS + ("axis=1", "axis 1", "put_along_axis", "winners"), slow=True),
+    Mistake(A, "maxpool2d_grad", "pooled_reshaped_channels_first",
+            "columns.max(axis=1).reshape(n, c, oh, ow)",
+            "columns.max(axis=1).reshape(c, n, oh, ow)",
+            "the columns' rows are image-major (n·c): reshaping to (c, n, ...) deals the maxima "
+            "out to the wrong images and channels",
+            ("reshape", "(n, c", "(c, n", "channels", "images"),
+            slow=True),
+    Mistake(A, "cnn_accuracy", "forward_returns_after_the_first_layer",
+            "            h = layer(h)\n        return h",
+            "            h = layer(h)\n            return h",
+            "return h is indented into the loop: forward returns after the first layer",
+            ("inside the loop", "first layer", "indent"), slow=True),
+    Mistake(A, "cnn_accuracy", "trained_thirty_steps",
+            "for _ in range(300)]", "for _ in range(30)]",
+            "30 Adam steps leave the CNN barely trained: the notebook trains for 300",
+            ("longer", "300", "undertrain", "too few steps", "more steps"), slow=True),
+    Mistake(A, "filter_plot", "one_panel_per_channel",
+            "plt.subplots(1, len(weights),", "plt.subplots(1, len(weights[0]),",
+            "W is (filters, channels, K, K): len(weights[0]) is the number of input channels, "
+            "1, so only one filter gets a panel", ("panel", "filters", "channels", "len(weights)",
+                                                   "one filter", "number of"), slow=True),
+    Mistake(A, "filter_plot", "every_panel_the_first_filter",
+            "ax.imshow(weights[f, 0], cmap", "ax.imshow(weights[0, 0], cmap",
+            "each panel shows its own filter f: weights[0, 0] draws the first filter in every one",
+            ("filter f", "first filter", "same filter", "weights[f"), slow=True),
+]
+
+# Written and left out: im2col padding only the top and the left, (padding, 0) (conv2d_grad
+# keeps 4/4, and cnn_accuracy 3/3); the filters drawn with cmap "RdBu", red for negative
+# against the title's red + (filter_plot keeps 1/1).

@@ -196,3 +196,52 @@ MISTAKES += [
             "set_param must write them back", ("set_param", "cop", "unchanged", "never updated",
                                                 "not updated", "write"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "named_leaves", "leaf_test_inverted",
+            "if node.name is not None and not node.parents:",
+            "if node.name is not None and node.parents:",
+            "a leaf is a node WITHOUT parents: the test is inverted, so the named leaves are "
+            "never collected", ("leaf", "leaves", "invert", "not node.parents", "condition"),
+            slow=True),
+    Mistake(A, "named_leaves", "leaf_gradient_summed_to_a_number",
+            "named[node.name] = g_node", "named[node.name] = np.sum(g_node)",
+            "each gradient has the shape of its leaf: summing it to one number loses every entry",
+            ("shape", "number", "scalar", "entries"), slow=True),
+    Mistake(A, "model_layers", "he_branch_inverted",
+            "(2.0 if activation == \"relu\" else 1.0) / n_in",
+            "(1.0 if activation == \"relu\" else 2.0) / n_in",
+            "He's 2/n_in is for ReLU layers and 1/n_in for linear ones: the branches are "
+            "exchanged", ("2/n_in", "1/n_in", "branch", "swap", "exchang", "invert"), slow=True),
+    Mistake(A, "model_layers", "bias_left_out",
+            "h = x.dot(self.W) + self.b", "h = x.dot(self.W)",
+            "the layer is x W + b: without b the bias is never used and gets no gradient",
+            ("bias", "+ b", "self.b", "left out"), slow=True),
+    Mistake(A, "model_layers", "standard_deviation_passed_as_the_mean",
+            "init_rng.normal(0.0, np.sqrt(variance), (n_in, n_out))",
+            "init_rng.normal(np.sqrt(variance), size=(n_in, n_out))",
+            "normal(loc, scale, size): with the mean left out, the standard deviation is taken "
+            "as the mean and the spread is 1", ("mean", "loc", "standard deviation", "argument",
+                                                "scale", "centred", "centered"), slow=True),
+    Mistake(A, "model_layers", "weight_name_without_underscore",
+            "f\"{name}_W\")", "f\"{name}W\")",
+            "the weight's name is f\"{name}_W\": without the underscore the key does not match "
+            "the parameter names", ("key", "underscore", "spell", "misspel", "parameter name"),
+            slow=True),
+    Mistake(A, "training_loop", "losses_list_reset_every_step",
+            "    losses = []\n    for _ in range(steps):\n",
+            "    for _ in range(steps):\n        losses = []\n",
+            "losses = [] inside the loop empties the list every step: only the last loss is "
+            "returned", ("reset", "inside the loop", "one loss", "every step", "len(", "emptied"),
+            slow=True),
+    Mistake(A, "training_loop", "parameter_and_gradient_swapped",
+            "param[name] - lr * grads[name]", "grads[name] - lr * param[name]",
+            "the step is θ - lr·∇θ: the parameter and its gradient are exchanged",
+            ("swap", "exchang", "θ - lr", "theta - lr", "operand"), slow=True),
+]
+
+# Written and left out (they keep every point of their task, graded by the self-check with the
+# public seed): train calling `net.get_grad(x, x)`, the inputs as the targets (training_loop
+# keeps 4/4); a one-dimensional bias `np.zeros(n_out)` for the (1, n_out) row (model_layers
+# keeps 2/2; its values broadcast alike, so it may give no wrong value at all).

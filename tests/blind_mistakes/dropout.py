@@ -176,3 +176,54 @@ MISTAKES += [
             "either condition makes dropout the identity: with `and`, evaluation mode still "
             "drops whenever p > 0", ("and", "or", "eval", "training", "identity", "condition"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "dropout_forward", "forward_value_unmasked",
+            "custom_op(\"dropout\", x.value * scale, (x, backward))",
+            "custom_op(\"dropout\", x.value, (x, backward))",
+            "the mask is applied in the backward pass only: the output must be x * s too",
+            ("unmasked", "not masked", "x * s", "without the mask", "no mask"), slow=True),
+    Mistake(A, "dropout_forward", "scale_cast_to_int",
+            "return keep / (1 - self.p)", "return (keep / (1 - self.p)).astype(int)",
+            "casting the scale to int truncates 1/(1 - p) to 1: the kept units are not scaled up",
+            SCALE + ("truncat", "dtype", "integer", "astype(int)"), slow=True),
+    Mistake(A, "dropout_forward", "p_test_inverted",
+            "if not self.training or self.p == 0:", "if not self.training or self.p != 0:",
+            "the shortcut is for p = 0 only: `!= 0` makes every layer with p > 0 the identity, so "
+            "nothing is ever dropped", ("p == 0", "p != 0", "invert", "condition", "identity",
+                                        "never drop", "nothing is dropped"), slow=True),
+    Mistake(A, "dropout_forward", "input_name_reused_for_the_output",
+            "        return custom_op(\"dropout\", x.value * scale, (x, backward))",
+            "        x = x.value * scale\n        return custom_op(\"dropout\", x, (x, backward))",
+            "x is reused for the masked array: the parent handed to custom_op is no longer the "
+            "input node", ("parent", "reus", "overwrit", "input node", "shadow"),
+            slow=True),
+    Mistake(A, "dropout_backward", "backward_matrix_product",
+            "return g * scale                                # the mask of the forward pass",
+            "return g @ scale                                # the mask of the forward pass",
+            "the mask multiplies elementwise: g @ s is a matrix product",
+            ("elementwise", "element-wise", "matrix product", "@", "g * s", "hadamard"), slow=True),
+    Mistake(A, "dropout_backward", "backward_reads_the_layers_last_mask",
+            "        def backward(g):\n            return g * scale ",
+            "        self.mask = scale\n\n        def backward(g):\n"
+            "            return g * self.mask",
+            "the backward pass reads self.mask, which the layer's next call overwrites: each "
+            "call's backward pass must use the mask of its own call", MASK + ("own call",
+                                                                           "self.mask", "overwrit",
+                                                                           "last call"), slow=True),
+    Mistake(A, "dropout_eval", "eval_draws_a_mask_anyway",
+            "        if not self.training or self.p == 0:\n            return x",
+            "        scale = self.scale_mask(x.shape)\n"
+            "        if not self.training or self.p == 0:\n"
+            "            return x",
+            "evaluation draws no random numbers: the mask drawn before the test advances the "
+            "generator, so later training masks change", ("random", "draw", "generator", "rng",
+                                                          "no random numbers"), slow=True),
+    Mistake(A, "dropout_forward", "parent_and_backward_swapped",
+            "custom_op(\"dropout\", x.value * scale, (x, backward))",
+            "custom_op(\"dropout\", x.value * scale, (backward, x))",
+            "custom_op takes (parent, backward) pairs: the node and its backward function are in "
+            "the wrong order", ("pair", "swap", "custom_op", "(parent, backward)", "parent"),
+            slow=True),
+]

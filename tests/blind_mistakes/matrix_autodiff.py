@@ -223,3 +223,53 @@ MISTAKES += [
             "d log x / dx is 1/x with the input x; dividing by log x uses the output",
             ("1/x", "1 / x", "input", "output", "log x", "reciprocal"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "matrix_dot_transpose", "dot_second_operand_copied",
+            "    a, b = self.value, other.value\n    return Tensor(a @ b,",
+            "    a, b = self.value, self.value\n    return Tensor(a @ b,",
+            "b is read from self instead of other: the product is A·A, and other's gradient "
+            "uses the wrong matrix",
+            ("self.value", "wrong operand", "a @ a", "a·a", "copied", "same operand"),
+            slow=True),
+    Mistake(A, "broadcast_add_mul", "mul_grad_uses_matrix_product",
+            "unbroadcast(g * b, a.shape)", "unbroadcast(g @ b.T, a.shape)",
+            "a * b is elementwise: its gradient is G * b, not the matrix product's G bᵀ",
+            ("elementwise", "element-wise", "matrix product", "@", "g * b", "hadamard"),
+            slow=True),
+    Mistake(A, "broadcast_add_mul", "add_grad_copied_from_mul",
+            "(self, lambda g: unbroadcast(g, a.shape)),",
+            "(self, lambda g: unbroadcast(g * b, a.shape)),",
+            "d(a + b)/da is 1: the factor b, copied from the product's gradient, does not belong",
+            ("factor", "copied", "g * b", "product", "multipl"), slow=True),
+    Mistake(A, "matrix_sums", "sum_value_is_mean",
+            "value = self.value.sum(axis=axis, keepdims=True)",
+            "value = self.value.mean(axis=axis, keepdims=True)",
+            "reduce_sum adds the entries: .mean divides the value by their count", MEAN,
+            slow=True),
+    Mistake(A, "matrix_sums", "sum_grad_multiplied_by_the_input",
+            "lambda g: np.broadcast_to(g, self.shape)",
+            "lambda g: np.broadcast_to(g, self.shape) * self.value",
+            "every entry adds to the sum with weight 1: the gradient is G broadcast, not G times "
+            "the input", ("self.value", "factor", "multipl", "times the input", "weight"),
+            slow=True),
+    Mistake(A, "softmax_log", "softmax_denominator_unshifted",
+            "s = exps / exps.sum(axis=1, keepdims=True)",
+            "s = exps / np.exp(self.value).sum(axis=1, keepdims=True)",
+            "the numerator has the row maximum subtracted but the denominator does not: the two "
+            "must be shifted alike, or the rows no longer sum to 1",
+            ("maximum", "max", "shift", "denominator", "sum to 1", "normalis", "normaliz"),
+            slow=True),
+    Mistake(A, "softmax_log", "softmax_grad_summed_down_the_columns",
+            "(g * s).sum(axis=1, keepdims=True)", "(g * s).sum(axis=0, keepdims=True)",
+            "the softmax of a row depends only on that row: the sum of G·s is along each row "
+            "(axis 1), not down the columns", ROW + ("column", "axis=0", "axis 0"), slow=True),
+    Mistake(A, "softmax_log", "softmax_divided_by_the_maximum",
+            "s = exps / exps.sum(axis=1, keepdims=True)",
+            "s = exps / exps.max(axis=1, keepdims=True)",
+            "softmax divides by the row's sum of exponentials; after the shift the maximum is 1, "
+            "so the rows are not normalised",
+            ("normalis", "normaliz", "sum to 1", "sums to 1", "maximum", "denominator"),
+            slow=True),
+]

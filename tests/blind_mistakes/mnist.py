@@ -193,3 +193,57 @@ MISTAKES += [
             "probabilities themselves", ("argsort", "indices", "index", "np.sort", "probabilit"),
             slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "mnist_accuracy", "layers_composed_inside_out",
+            "return self.h3(self.h2(self.h1(x)))", "return self.h1(self.h2(self.h3(x)))",
+            "f(g(h(x))) applies h first: the layers are called from the output layer inwards, "
+            "so the input goes into h3", ("order", "revers", "inside out", "h1", "first layer"),
+            slow=True),
+    Mistake(A, "mnist_accuracy", "predicted_digit_off_by_one",
+            "return net.eval().forward(x).value.argmax(axis=1)",
+            "return net.eval().forward(x).value.argmax(axis=1) + 1",
+            "argmax gives the column index, which is the digit itself (0-9): adding 1 shifts "
+            "every prediction", ("off-by-one", "off by one", "+ 1", "+1", "shift", "0-9"),
+            slow=True),
+    Mistake(A, "width_lr_sweep", "sweep_scored_on_the_training_images",
+            "scores = candidate.eval().forward(x_val).value",
+            "scores = candidate.eval().forward(x_train).value",
+            "the validation labels are compared with the scores of the training images: the "
+            "sweep must score x_val", ("x_val", "validation", "x_train", "training images",
+                                       "wrong data"), slow=True),
+    Mistake(A, "width_lr_sweep", "sweep_error_rate_for_accuracy",
+            "np.mean(scores.argmax(axis=1) == y_val)", "np.mean(scores.argmax(axis=1) != y_val)",
+            "the sweep records the accuracy, the fraction right: `!=` gives the error rate",
+            ("error rate", "!=", "complement", "fraction wrong"), slow=True),
+    Mistake(A, "width_lr_sweep", "sweep_plots_the_keys",
+            "list(sweep[width].values())", "list(sweep[width].keys())",
+            "the keys of sweep[width] are the learning rates: the plot shows the rates against "
+            "themselves, not the accuracies",
+            ("keys", "y values", "series", ".keys()", "rates against"),
+            slow=True),
+    Mistake(A, "width_lr_sweep", "sweep_label_shows_the_rate",
+            "label=f\"width {width}\")", "label=f\"width {lr}\")",
+            "each curve is one width: the label reads the loop's last learning rate instead, so "
+            "every curve has the same label",
+            ("same label", "{lr}", "learning rate instead of the width", "lr instead"),
+            slow=True),
+    Mistake(A, "error_analysis", "confusion_counts_the_labels_twice",
+            "np.add.at(confusion, (y_val, predicted), 1)",
+            "np.add.at(confusion, (y_val, y_val), 1)",
+            "the columns are the predicted digits: (y_val, y_val) counts every image on the "
+            "diagonal, as if all were right",
+            ("diagonal", "y_val, y_val", "wrong variable", "labels twice"),
+            slow=True),
+    Mistake(A, "error_analysis", "confusion_boolean",
+            "confusion = np.zeros((10, 10), dtype=int)",
+            "confusion = np.zeros((10, 10), dtype=bool)",
+            "a boolean matrix saturates at True: the confusion matrix must count, with integers",
+            ("bool", "dtype", "integer", "saturat"), slow=True),
+]
+
+# Written and left out: a softmax before dp.cross_entropy, which applies its own (mnist_accuracy
+# keeps 10/10: the accuracy still clears the bar); the sweep training every candidate with
+# lr=1e-3 instead of the loop's lr (the self-check reports the sweep "unchecked": it is retrained
+# only when graded).

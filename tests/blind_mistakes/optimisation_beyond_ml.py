@@ -245,3 +245,47 @@ MISTAKES += [
             "jacobian returns r as an array of shape (m,); returned as the Node, r @ r and "
             "lstsq get a Node", ("array", "node", ".value", "value"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "catenary_loss", "mean_height_a_difference",
+            "mean_height = (y[1:] + y[:-1]) / 2", "mean_height = (y[1:] - y[:-1]) / 2",
+            "a segment's mean height is the average of its two ends, (y_i + y_i+1)/2: the minus "
+            "(copied from dy) gives half the rise",
+            ("average", "mean height", "minus", "y[1:] - y[:-1]", "difference instead"),
+            slow=True),
+    Mistake(A, "catenary_loss", "spacing_precedence",
+            "dx = 1.0 / (len(z) + 1)", "dx = 1.0 / len(z) + 1",
+            "the spacing is 1/(n + 1): without the parentheses it is 1/n + 1",
+            ("precedence", "parenthes", "bracket", "spacing"), slow=True),
+    Mistake(A, "catenary_shape", "start_cast_to_int",
+            "z, losses = np.array(z0, dtype=float), []\n    for _ in range(steps):\n"
+            "        value = loss(",
+            "z, losses = np.array(z0, dtype=int), []\n    for _ in range(steps):\n"
+            "        value = loss(",
+            "dtype=int truncates the starting point: the descent starts from the wrong z",
+            ("dtype", "truncat", "integer", "dtype=int"), slow=True),
+    Mistake(A, "catenary_shape", "descend_returns_the_start",
+            "        z = z - lr * value.grad(1)[\"z\"]\n    return z, losses",
+            "        z = z - lr * value.grad(1)[\"z\"]\n    return z0, losses",
+            "the function returns z0, the starting point, instead of the z the steps reached",
+            ("z0", "wrong variable", "final z", "starting point"), slow=True),
+    Mistake(A, "ode_residual", "backward_stencil_not_reversed",
+            "D1[i, i - 4:i + 1] = -forward_1[::-1]", "D1[i, i - 4:i + 1] = -forward_1",
+            "at the right end the one-sided stencil is the forward one mirrored: [::-1] is "
+            "missing, so its weights are in the wrong order", ("revers", "[::-1]", "mirror"),
+            slow=True),
+    Mistake(A, "ode_residual", "first_derivative_matrix_transposed",
+            "+ D1 @ y + 2 * y", "+ y @ D1 + 2 * y",
+            "y' = D1 y: y @ D1 multiplies by D1's transpose",
+            ("transpos", "d1 @ y", "ᵀ"), slow=True),
+    Mistake(A, "ode_solution", "lstsq_residuals_for_the_solution",
+            "z = z - np.linalg.lstsq(J, r, rcond=None)[0]",
+            "z = z - np.linalg.lstsq(J, r, rcond=None)[1]",
+            "lstsq returns (solution, residuals, rank, singular values): [1] is the sum of "
+            "squared residuals, not the step", ("lstsq", "residuals"), slow=True),
+    Mistake(A, "ode_solution", "jacobian_unpacked_the_wrong_way",
+            "r, J = jacobian(residual, z)", "J, r = jacobian(residual, z)",
+            "jacobian returns (r, J): unpacked the other way round, the residual is taken for "
+            "the Jacobian", ("unpack", "swap", "(r, j)", "tuple"), slow=True),
+]

@@ -225,3 +225,44 @@ MISTAKES += [
             "1e-5 ... 1 are np.logspace(-5, 0)", ("logspace", "linspace", "negative", "decade",
                                                    "log", "learning rate"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "momentum_update", "momentum_gradient_squared",
+            "+ (1 - beta) * g\n", "+ (1 - beta) * g ** 2\n",
+            "momentum averages the gradient itself; g² (copied from RMSprop) loses its sign",
+            ("square", "g²", "g ** 2", "g**2", "rmsprop", "sign"), slow=True),
+    Mistake(A, "momentum_update", "momentum_state_key_misspelled",
+            "beta * state.get(\"v\", 0.0)", "beta * state.get(\"m\", 0.0)",
+            "the velocity is stored under \"v\" but read back under \"m\": the read always gives "
+            "0, so there is no momentum", STATE + ("key", "\"v\"", "'v'", "spell"), slow=True),
+    Mistake(A, "rmsprop_update", "rmsprop_eps_added_outside",
+            "theta - lr * g / (np.sqrt(s) + eps)", "theta - lr * g / np.sqrt(s) + eps",
+            "ε belongs in the denominator: without the parentheses it is added to θ and the "
+            "division by √s has no guard", PRECEDENCE + ("denominator", "eps", "ε"), slow=True),
+    Mistake(A, "rmsprop_update", "rmsprop_doubles_instead_of_squaring",
+            "(1 - beta) * g ** 2\n", "(1 - beta) * g * 2\n",
+            "RMSprop averages g²: `* 2` doubles the gradient where `** 2` squares it",
+            ("square", "g²", "g ** 2", "g**2", "double", "power"), slow=True),
+    Mistake(A, "adam_update", "adam_second_moment_of_m",
+            "(1 - beta2) * g ** 2", "(1 - beta2) * m ** 2",
+            "v averages the squared gradient g², not the square of the first moment m",
+            ("g²", "g ** 2", "g**2", "m ** 2", "m²", "first moment", "wrong variable"), slow=True),
+    Mistake(A, "lr_sweep", "logspace_given_the_values",
+            "learning_rates = np.logspace(-5, 0, 16)", "learning_rates = np.logspace(1e-5, 1, 16)",
+            "np.logspace takes the exponents: logspace(1e-5, 1) runs from 10^0.00001 ≈ 1 to 10, "
+            "not from 1e-5 to 1", ("logspace", "exponent", "10^", "learning rates"),
+            slow=True),
+    Mistake(A, "lr_sweep", "sweep_learning_rate_axis_linear",
+            "ax_sweep.set_xscale(\"log\")\n", "",
+            "the learning rates span five decades: on a linear x axis all but the last few "
+            "crowd at 0", ("x axis", "x-axis", "xscale", "log scale", "linear scale"), slow=True),
+    Mistake(A, "lr_sweep", "sgd_rate_past_the_divergence",
+            "LEARNING_RATE = {\"sgd\": 2e-3,", "LEARNING_RATE = {\"sgd\": 2e-2,",
+            "the sweep shows SGD diverging above about 1e-2: 2e-2 is past the edge, so its path "
+            "blows up", ("diverg", "too large", "2e-2", "blow", "overflow"), slow=True),
+    Mistake(A, "loss_curves", "legend_label_is_a_string_literal",
+            "rosenbrock(path), label=name)", "rosenbrock(path), label=\"name\")",
+            "label=\"name\" is the word name for every curve: the variable name is meant",
+            ("\"name\"", "string", "same label", "literal"), slow=True),
+]

@@ -1,6 +1,7 @@
 """Blind mistakes in 13, recurrent loops (see tests/blind_mistakes/__init__.py)."""
 from . import Mistake
 from .activation_functions import OFF_BY_ONE
+from .scalar_autodiff import ACCUMULATE
 
 A = "13_recurrent_loops"
 DELAY = ("delay", "past", "steps", "lambda", "earlier", "previous")
@@ -230,3 +231,57 @@ MISTAKES += [
             "each sequence's class is the argmax over its 2 logits (axis 1), not over the batch",
             ("axis", "argmax", "row", "batch"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "forward_order", "low_passed_to_the_walks_root",
+            "parent = walk[-1][0]", "parent = walk[0][0]",
+            "a finished node passes its low-link to its parent, the walk's new top walk[-1]; "
+            "walk[0] is the root of the whole walk",
+            ("walk[-1]", "walk[0]", "low-link", "lowlink", "to its parent"),
+            slow=True),
+    Mistake(A, "forward_order", "within_keeps_the_outside_operands",
+            "return [a for a in node_operands(network, name) if a in members]",
+            "return [a for a in node_operands(network, name) if a not in members]",
+            "inside a loop only the operands within the loop are edges: `not in` keeps the ones "
+            "outside and drops the loop's own", ("outside", "not in", "invert", "within the loop"),
+            slow=True),
+    Mistake(A, "loop_forward", "delay_initial_values_at_the_end",
+            "np.concatenate([initial(name, (steps, B)), source[:T - steps]])",
+            "np.concatenate([source[:T - steps], initial(name, (steps, B))])",
+            "a delay's first steps are its initial values: they go before the shifted source, "
+            "not after it", DELAY + ("initial values", "first steps", "at the end"), slow=True),
+    Mistake(A, "loop_forward", "loop_steps_concatenated_not_stacked",
+            "values.update({name: np.stack(steps) for",
+            "values.update({name: np.concatenate(steps) for",
+            "the steps of a loop node form a new time axis (np.stack): np.concatenate joins them "
+            "along the batch axis", ("stack", "concatenat", "time axis"),
+            slow=True),
+    Mistake(A, "loop_forward", "loops_nested_the_wrong_way",
+            "        for t in range(T):\n            for name in component:\n"
+            "                op, *args = network[name]\n                if op == \"delay\":",
+            "        for name in component:\n            for t in range(T):\n"
+            "                op, *args = network[name]\n                if op == \"delay\":",
+            "a loop is run step by step, every node at step t before any at t + 1: a node's "
+            "whole sequence first needs values of the others that are not computed yet",
+            ("step by step", "nested", "t + 1", "inner loop", "outer loop"), slow=True),
+    Mistake(A, "loop_backward", "parameter_gradient_summed_over_one_axis",
+            "dparams[a] += unbroadcast(g, np.shape(params[a]))", "dparams[a] += g.sum(axis=0)",
+            "a parameter's gradient sums over every axis it was broadcast along: a whole "
+            "sequence's gradient has a time axis and a batch axis, not only one",
+            ("unbroadcast", "axes", "every axis", "both axes"), slow=True),
+    Mistake(A, "loop_backward", "sequence_gradient_overwritten",
+            "        elif t is None:\n            grads[a] += g",
+            "        elif t is None:\n            grads[a] = g",
+            "a node used by several others adds up their gradients: = keeps only the last",
+            ACCUMULATE, slow=True),
+    Mistake(A, "lstm_task", "states_connected_crosswise",
+            "        h_prev.connect(h)\n        c_prev.connect(c)",
+            "        h_prev.connect(c)\n        c_prev.connect(h)",
+            "h_prev is fed the hidden state h and c_prev the cell state c: the two delays are "
+            "connected the wrong way round", ("swap", "exchang", "connect", "h_prev", "c_prev",
+                                              "wrong way"), slow=True),
+]
+
+# Written and left out: the LSTM's candidate cell value squashed by a sigmoid instead of tanh
+# (lstm_task keeps 2/2).

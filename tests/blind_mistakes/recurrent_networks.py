@@ -220,3 +220,47 @@ MISTAKES += [
             "and time axes takes a transpose", TRANSPOSE + ("reshape", "axes", "time first",
                                                            "swap"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "rnn_forward", "bias_added_after_the_tanh",
+            "h_prev.dot(params[\"W_h\"]) + params[\"b\"]).tanh()",
+            "h_prev.dot(params[\"W_h\"])).tanh() + params[\"b\"]",
+            "h_t = tanh(x W_x + h W_h + b): the bias belongs inside the tanh, before the squashing",
+            ("bias", "outside", "parenthes", "after the tanh", "inside the tanh"), slow=True),
+    Mistake(A, "rnn_forward", "initial_state_ones",
+            "initial = Node(np.zeros((n, k))) if h_init is None else h_init",
+            "initial = Node(np.ones((n, k))) if h_init is None else h_init",
+            "without h_init the state starts at 0: np.ones starts every sequence from 1",
+            ("ones", "h_init", "zeros", "initial state"), slow=True),
+    Mistake(A, "bptt_gradients", "bias_gradient_summed_over_units",
+            "grads[\"b\"] += da.sum(axis=0, keepdims=True)",
+            "grads[\"b\"] += da.sum(axis=1, keepdims=True)",
+            "b (1, k) is shared by the batch: its gradient sums over the examples (axis 0), not "
+            "over the units", ("units", "examples", "axis=0", "axis 0"), slow=True),
+    Mistake(A, "bptt_gradients", "previous_state_condition_off_by_one",
+            "h_prev = H[t - 1] if t > 0 else h_init", "h_prev = H[t - 1] if t > 1 else h_init",
+            "only step 0 reads h_init: with t > 1 step 1 also takes h_init instead of h_0",
+            OFF_BY_ONE + PREVIOUS + ("t > 0", "t > 1"), slow=True),
+    Mistake(A, "bptt_gradients", "backward_stops_before_the_first_step",
+            "for t in reversed(range(len(x))):", "for t in reversed(range(1, len(x))):",
+            "range(1, T) leaves out step 0: its share of the weights' gradients and the gradient "
+            "of h_init are lost", OFF_BY_ONE + ("step 0", "first step", "h_init"), slow=True),
+    Mistake(A, "sequence_task", "sequences_cast_to_int",
+            "x = np.asarray(sequences, dtype=float).transpose(1, 0, 2)",
+            "x = np.asarray(sequences, dtype=int).transpose(1, 0, 2)",
+            "dtype=int truncates the inputs toward 0: the network sees integers, not the sequences",
+            ("dtype", "truncat", "integer", "dtype=int"), slow=True),
+    Mistake(A, "sequence_task", "predict_returns_the_first_row",
+            "return model.forward(sequences).value.reshape(-1)",
+            "return model.forward(sequences).value[0]",
+            "predict returns one prediction per sequence: [0] keeps only the first sequence's",
+            ("one per sequence", "[0]", "reshape", "every sequence", "first sequence"), slow=True),
+    Mistake(A, "sequence_task", "settling_rate_increased",
+            "optimizer.lr = 0.001 ", "optimizer.lr = 0.1 ",
+            "the settling phase lowers the learning rate: 0.1 is ten times the first phase's and "
+            "throws the model out of its minimum",
+            ("learning rate", "diverg", "too large", "settl", "step size"), slow=True),
+]
+
+# Written and left out: the readout without its bias b_y (sequence_task keeps 3/3).

@@ -224,3 +224,56 @@ MISTAKES += [
             "the central difference subtracts f(x - eps); adding it gives about f(x)/eps",
             ("sign", "subtract", "minus", "+", "sum", "difference"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "scalar_arithmetic", "sub_value_reversed",
+            "Scalar(self.value - other.value,", "Scalar(other.value - self.value,",
+            "a - b is self.value - other.value: the value is computed as b - a, the negative",
+            SWAP + SIGN + ("order", "revers", "b - a"), slow=True),
+    Mistake(A, "scalar_arithmetic", "mul_value_copied_from_add",
+            "Scalar(self.value * other.value,", "Scalar(self.value + other.value,",
+            "the value of a·b is the product; `+` was copied from __add__, so a·b has the value "
+            "a + b", ("product", "a + b", "copied", "__add__", "a·b", "a * b"), slow=True),
+    Mistake(A, "scalar_arithmetic", "div_numerator_derivative_squared",
+            "((self, 1 / other.value), (other,", "((self, 1 / other.value ** 2), (other,",
+            "d(a/b)/da is 1/b: the square belongs only in the derivative for b",
+            SQUARE + ("1/b", "1 / b"), slow=True),
+    Mistake(A, "scalar_arithmetic", "div_derivative_precedence",
+            "(other, -self.value / other.value ** 2)", "(other, -(self.value / other.value) ** 2)",
+            "d(a/b)/db is -a/b²: squaring the whole quotient gives -a²/b²",
+            SQUARE + ("parenthes", "precedence", "bracket", "a²", "a**2", "a ** 2"), slow=True),
+    Mistake(A, "scalar_functions", "sigmoid_derivative_sign",
+            "((self, value * (1 - value)),)", "((self, value * (value - 1)),)",
+            "σ'(x) = σ(x)(1 - σ(x)): the factor is written σ(x) - 1, so the sign flips",
+            SIGN + ("1 - σ", "1 - value", "σ(x) - 1", "value - 1"), slow=True),
+    Mistake(A, "scalar_functions", "tanh_derivative_tanh_applied_twice",
+            "((self, 1 - value ** 2),)", "((self, 1 - math.tanh(value) ** 2),)",
+            "value is already tanh(x): 1 - tanh(value)² applies tanh a second time",
+            ("twice", "again", "tanh(tanh", "already", "tanh(value)", "applied to the output"),
+            slow=True),
+    Mistake(A, "scalar_functions", "exp_derivative_one",
+            "return Scalar(value, ((self, value),))", "return Scalar(value, ((self, 1.0),))",
+            "d(e^x)/dx = e^x: the local derivative is left at 1, as for an addition",
+            ("exp(x)", "e^x", "local derivative", "itself"), slow=True),
+    Mistake(A, "scalar_backprop", "node_pushed_after_its_parents",
+            "            stack.append((node, True))\n"
+            "            stack.extend((parent, False) for parent, _ in node.parents)\n",
+            "            stack.extend((parent, False) for parent, _ in node.parents)\n"
+            "            stack.append((node, True))\n",
+            "the node's 'done' marker must go on the stack under its parents; pushed on top it "
+            "pops first, so the node enters the order before its parents",
+            ("order", "topolog", "stack", "before its parents", "post-order", "pre-order"),
+            slow=True),
+    Mistake(A, "scalar_backprop", "backward_skips_the_output",
+            "for node in reversed(order):", "for node in reversed(order[:-1]):",
+            "the output is the last node of the order: leaving it out of the loop means its "
+            "gradient of 1 is never passed on",
+            ("off-by-one", "off by one", "skip", "order[:-1]", "left out", "output node", "seed"),
+            slow=True),
+    Mistake(A, "numerical_gradient", "central_difference_numerator_unparenthesised",
+            "return (f(x + eps) - f(x - eps)) / (2 * eps)",
+            "return f(x + eps) - f(x - eps) / (2 * eps)",
+            "without parentheses around the difference only f(x - eps) is divided by 2ε",
+            ("parenthes", "precedence", "bracket", "group", "numerator"), slow=True),
+]

@@ -199,3 +199,50 @@ MISTAKES += [
             "the standard deviations span many orders of magnitude: on a linear axis the "
             "vanishing curves are all flat at 0", ("log", "scale", "axis", "yscale"), slow=True),
 ]
+
+# Round 6 (2026-11-28), written blind as rounds 1 to 5 were.
+MISTAKES += [
+    Mistake(A, "xavier_init", "xavier_uniform_half_interval",
+            "    a = np.sqrt(6.0 / (fan_in + fan_out))\n    return rng.uniform(-a, a,",
+            "    a = np.sqrt(6.0 / (fan_in + fan_out))\n    return rng.uniform(-a / 2, a / 2,",
+            "a is the bound of U(-a, a), not the width of the interval: halving it quarters the "
+            "variance", ("bound", "half", "interval", "-a, a", "width", "factor"), slow=True),
+    Mistake(A, "xavier_init", "xavier_normal_he_factor_on_the_average_fan",
+            "np.sqrt(2.0 / (fan_in + fan_out))", "np.sqrt(2.0 / ((fan_in + fan_out) / 2))",
+            "Glorot's variance is 1 over the average fan, 2/(fan_in + fan_out); 2 over the "
+            "average fan doubles it", ("average", "2/(fan_in + fan_out)", "factor", "double",
+                                       "twice", "variance"), slow=True),
+    Mistake(A, "he_init", "he_uniform_gain_applied_twice",
+            "a = np.sqrt(6.0 / fan_in)", "a = np.sqrt(6.0 / fan_in) * np.sqrt(2)",
+            "the 6 in √(6/fan_in) already holds ReLU's gain of 2; multiplying by √2 again doubles "
+            "the variance", ("gain", "√2", "sqrt(2)", "twice", "double", "factor"), slow=True),
+    Mistake(A, "he_init", "he_normal_fresh_generator",
+            "return rng.normal(0.0, np.sqrt(2.0 / fan_in),",
+            "return np.random.default_rng(0).normal(0.0, np.sqrt(2.0 / fan_in),",
+            "draw from the generator `rng` you are given: a new generator seeded 0 returns the "
+            "same weights whatever rng is", ("rng", "generator", "seed", "default_rng",
+                                             "reproduc", "same weights"), slow=True),
+    Mistake(A, "activation_statistics", "activation_hard_coded",
+            "act = ACTIVATIONS[activation]", "act = ACTIVATIONS[\"tanh\"]",
+            "the activation is the argument `activation`: hard-coding tanh gives tanh's "
+            "statistics for ReLU too",
+            ("hard-coded", "hardcoded", "argument", "always tanh", "ignor"),
+            slow=True),
+    Mistake(A, "activation_statistics", "statistics_appended_after_the_loop",
+            "        means.append(h.mean())\n        stds.append(h.std())\n",
+            "    means.append(h.mean())\n    stds.append(h.std())\n",
+            "the statistics are appended once per layer, inside the loop: dedented, only the "
+            "last layer's are kept",
+            ("inside the loop", "last layer", "one value", "indent", "per layer", "every layer"),
+            slow=True),
+    Mistake(A, "activation_statistics", "standard_deviation_of_the_weights",
+            "stds.append(h.std())", "stds.append(W.std())",
+            "the standard deviation wanted is the activations' h, not the weights' W",
+            ("weights", "w.std", "activations", "wrong variable", "h.std"), slow=True),
+    Mistake(A, "activation_statistics", "plot_without_the_layer_numbers",
+            "ax.plot(layers, stds, marker=\"o\", label=name)",
+            "ax.plot(stds, marker=\"o\", label=name)",
+            "without the x values matplotlib numbers the points 0, 1, ...: the layers are 1 to "
+            "N", ("x values", "from 0", "off by one", "off-by-one", "x axis", "x-axis", "0-based"),
+            slow=True),
+]
