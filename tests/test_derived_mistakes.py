@@ -513,6 +513,10 @@ def test_of_the_changes_of_one_line_that_give_the_reply_the_simplest_is_named():
     ((1, 3, 0, 0), (1, 3, 6, 5), ", along axes 2 and 3: 0 and 0 entries, expected 6 and 5 (empty)."),
     ((4, 7, 2), (3, 4, 5), ", along axes 0, 1 and 2: 4, 7 and 2 entries, expected 3, 4 and 5."),
     ((1, 6, 5, 3), (1, 3, 6, 5), ": it has the expected lengths of the axes, in another order."),
+    ((), (1, 3), ": one number, where every axis (of lengths 1 and 3) belongs: summed over, or "
+                 "dropped."),
+    ((3,), (2, 3, 4), ": axes 0 and 2 (of lengths 2 and 4) are missing: summed over, or dropped."),
+    ((2, 4, 1, 1), (2, 4), ": extra axes 2 and 3, of lengths 1 and 1."),
 ])
 def test_a_wrong_shape_is_located_by_how_it_departs(got, expected, sentence):
     from autograder.grading.checking import shape_located
@@ -1010,3 +1014,13 @@ def test_the_line_of_a_change_is_named_by_what_it_computes_in_the_order_written(
     both = ast.parse("a[k], b = f(x)").body[0]
     assert wording.role(both, [both], both.value, both.value.func, "the change", "a b k") == \
         "in the line that computes `a` and `b`: the change"
+
+
+def test_swapping_the_operands_of_a_difference_is_said_to_flip_its_sign():
+    line = ast.parse("s * (1 - s)").body[0].value
+    old = line.right
+    new = ast.BinOp(old.right, ast.Sub(), old.left)
+    assert wording.reworded("the two operands swapped", old, new) == wording.DIFFERENCE_SWAPPED
+    quotient = ast.parse("a / b").body[0].value
+    assert wording.reworded("the two operands swapped", quotient, quotient) == \
+        "the two operands swapped"

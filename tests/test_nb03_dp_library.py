@@ -50,7 +50,8 @@ def test_toy_gradients_are_central_differences():
 def scripted(params, gradients, losses, steps, lr):
     """The probe's scripted model after `steps` steps of plain gradient descent with `lr`, as
     the notebook's train() takes them."""
-    model = probes._ScriptedModel(params, gradients, losses)
+    data = np.zeros((2, 1))
+    model = probes._ScriptedModel(params, gradients, losses, data, data)
     returned = []
     for _ in range(steps):
         grads, loss = model.get_grad(None, None)
@@ -168,7 +169,7 @@ def test_a_loop_that_misses_the_target_is_told_where_it_departs_from_the_default
 
 def test_scripted_model_refuses_unknown_names_and_shapes():
     params = {"h1_W": np.ones((1, 2)), "h1_b": np.zeros((1, 2))}
-    model = probes._ScriptedModel(params, [params], [1.0])
+    model = probes._ScriptedModel(params, [params], [1.0], np.zeros((2, 1)), np.ones((2, 1)))
     with pytest.raises(KeyError, match="no parameter 'h1_w'"):
         model.set_param({"h1_w": np.ones((1, 2))})
     with pytest.raises(ValueError, match="shape"):
@@ -209,3 +210,17 @@ def test_the_student_writes_grad_layer_and_train_and_reads_the_given_model():
 
 def test_probes_do_not_import_dp():
     assert not forbidden_imports_of_probes(ASSIGNMENT)
+
+
+def test_scripted_model_records_the_first_call_not_given_trains_data():
+    params = {"h1_W": np.ones((1, 2)), "h1_b": np.zeros((1, 2))}
+    x, y = np.arange(4.0).reshape(2, 2), np.arange(4.0, 8.0).reshape(2, 2)
+    model = probes._ScriptedModel(params, [params], [1.0], x, y)
+    model.get_grad(x.copy(), y)                 # the same values: the data train received
+    assert model.other_data is None
+    model.get_grad(y, x)
+    model.get_grad(x, x[:1])
+    assert model.other_data == [1, "y", "x"]
+    model = probes._ScriptedModel(params, [params], [1.0], x, y)
+    model.get_grad(x, "not an array")
+    assert model.other_data == [0, "x", "another array"]

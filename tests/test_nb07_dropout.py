@@ -76,3 +76,24 @@ def test_a_layer_that_drops_nothing_earns_nothing(seed, public):
                        ("dropout_eval", "no dropout for evaluation mode to switch off")):
         assert "in training mode forward(x) returned x unchanged" in messages[task] and what in \
             messages[task], messages[task]
+
+
+def _scale_message(values, p, x):
+    from autograder.checks import dropout as checks07
+    with pytest.raises(AssertionError) as raised:
+        checks07.test_kept_units_are_scaled_by_exactly_1_over_1_minus_p((p, x, values), {})
+    return str(raised.value)
+
+
+def test_a_layer_that_drops_nothing_is_located_in_its_mask_not_named_unscaled():
+    """y = x in every call: the kept units' scale (1, not 1 / (1 - p)) is not the mistake, the mask
+    is; a layer that drops units but keeps x unscaled is named."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    p, x = 0.3, rng.uniform(0.5, 1.5, (4, 5))
+    nothing_dropped = np.tile(x, (200, 1, 1))
+    message = _scale_message(nothing_dropped, p, x)
+    assert "The first difference is in the mask: no unit was dropped in any of the 200 calls" \
+        in message and "it matches a known mistake" not in message
+    unscaled = nothing_dropped * (rng.uniform(size=nothing_dropped.shape) >= p)
+    assert "the kept units are not rescaled" in _scale_message(unscaled, p, x)

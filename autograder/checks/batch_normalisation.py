@@ -14,7 +14,8 @@ import pytest
 from autograder import references
 from autograder.grading.checking import floored_rel_error as rel_error
 from autograder.grading.checking import floored_rel_errors as rel_errors
-from autograder.grading.checking import diagnosed, misconception, shape_located, within
+from autograder.grading.checking import (another_part, diagnosed, misconception, shape_located,
+                                         within)
 
 ref = references.of(__name__)
 
@@ -49,12 +50,21 @@ def random_momentum(rng, public) -> float:
 
 
 # -- comparing ------------------------------------------------------------------------------------
-def _compare(got, expected, what, metrics, mistakes=(), part=None, shape_hint="", context=""):
+IN_ANOTHER_PLACE = diagnosed("result_in_another_place", "a result holds the values of another: "
+                             "returned in another order, or computed under the other's name")
+
+
+def _compare(got, expected, what, metrics, mistakes=(), part=None, shape_hint="", context="",
+             parts=None):
     """Assert that `got` (an array returned by the student) is `expected`; `context` (the inputs)
     starts the message, which names the known mistake (`mistakes`, what ref.misconceptions gave,
-    and the `part` of their values that `expected` is) that `got` equals."""
+    and the `part` of their values that `expected` is) that `got` equals, or the other of the
+    expected `parts` ({name: value}, `what` among them) that it is."""
     assert not isinstance(got, dict), f"{context}{what} must be a NumPy array, not a {got['not_array']}"
     def named() -> str:
+        other = parts and another_part(got, parts, what, within(TOL, rel_error))
+        if other:
+            return f"{IN_ANOTHER_PLACE}: your {what} is the expected {other}"
         return misconception(got, expected, mistakes, within(TOL, rel_error), part)
     assert got.shape == expected.shape, (
         f"{context}{what} has shape {got.shape}, expected {expected.shape}"
@@ -95,7 +105,7 @@ def test_returns_x_hat_and_the_standard_deviation(submission, rng, public, metri
                     "batchnorm_forward")
     expected = ref.forward(x, gamma, beta, eps)
     mistakes = ref.misconceptions.forward(x, gamma, beta, eps)
-    _compare(out["x_hat"], expected["x_hat"], "x_hat", metrics, mistakes, "x_hat")
+    _compare(out["x_hat"], expected["x_hat"], "x_hat", metrics, mistakes, "x_hat", parts=expected)
     std = out["std"]
     if isinstance(std, np.ndarray) and std.shape == (x.shape[1],):
         std = std.reshape(1, -1)                       # (d,) is as good as (1, d)
@@ -127,20 +137,20 @@ SUM_OVER_BATCH = " (sum over the batch, axis 0, keeping the axis)"
 def test_dbeta_is_the_sum_of_the_upstream_gradient(backward_case, metrics):
     mistakes, out, expected = backward_case
     _compare(out["dbeta"], expected["dbeta"], "dbeta", metrics, mistakes, "dbeta",
-             shape_hint=SUM_OVER_BATCH)
+             shape_hint=SUM_OVER_BATCH, parts=expected)
 
 
 @pytest.mark.task("batchnorm_backward")
 def test_dgamma_matches_autodiff(backward_case, metrics):
     mistakes, out, expected = backward_case
     _compare(out["dgamma"], expected["dgamma"], "dgamma", metrics, mistakes, "dgamma",
-             shape_hint=SUM_OVER_BATCH)
+             shape_hint=SUM_OVER_BATCH, parts=expected)
 
 
 @pytest.mark.task("batchnorm_backward")
 def test_dx_matches_autodiff_of_the_forward_pass(backward_case, metrics):
     mistakes, out, expected = backward_case
-    _compare(out["dx"], expected["dx"], "dx", metrics, mistakes, "dx")
+    _compare(out["dx"], expected["dx"], "dx", metrics, mistakes, "dx", parts=expected)
 
 
 # -- running_statistics ---------------------------------------------------------------------------

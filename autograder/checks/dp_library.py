@@ -459,6 +459,25 @@ def _departure(steps) -> str:
 
 
 @pytest.mark.task("training_loop")
+def test_training_asks_for_the_gradients_on_its_own_data(submission, rng):
+    """Every call of get_grad is given train's x and y, as they are (a loop that steps on the
+    gradients of other data trains another problem)."""
+    received = run_train(submission, rng, steps=int(rng.integers(3, 8)))[4]
+    other = received["other_data"]
+    if other is not None:
+        step, x, y = other
+        assert isinstance(step, int) and step >= 0 and (x, y) != ("x", "y") and \
+            {x, y} <= {"x", "y", "another array"}, (
+                "train(net, x, y): the probe's record of the data given to get_grad is malformed")
+        raise AssertionError(f"train(net, x, y) called get_grad({x}, {y}) at step {step + 1}, not "
+                             f"get_grad(x, y)" + OTHER_DATA)
+
+
+OTHER_DATA = diagnosed("gradients_of_other_data", "get_grad is not given the data train receives: "
+                       "call net.get_grad(x, y) with train's own x and y")
+
+
+@pytest.mark.task("training_loop")
 def test_training_returns_the_losses(submission, rng):
     x, y, params, _, received, scripted = run_train(submission, rng)
     losses = received["losses"]

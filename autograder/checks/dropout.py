@@ -77,10 +77,13 @@ def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
     metrics["max_scale_error"] = float(_scale_errors(scale[kept], wanted).max())
     if not _kept_scale_is(scale[kept], wanted):
         seen = np.unique(scale[kept].round(6))[:4]
+        # the scale of the kept units says nothing of a layer that keeps them all: its mask is off
         raise AssertionError(
             f"with p = {p:.3f}, every output must be 0 or x / (1 - p) = {wanted:.4f} * x; "
             f"yours has y / x = {', '.join(f'{s:g}' for s in seen)}"
-            + misconception(scale[kept], wanted, mistakes, _kept_scale_is))
+            + (f". The first difference is in the mask: no unit was dropped in any of the "
+               f"{len(values):,} calls (each is dropped with probability p = {p:.3f})"
+               if kept.all() else misconception(scale[kept], wanted, mistakes, _kept_scale_is)))
 
 
 REUSED = 0.99           # the share of masks equal to the one before that only a mask reused reaches

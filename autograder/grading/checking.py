@@ -239,6 +239,18 @@ class on_the_whole:
             yield from group
 
 
+def another_part(got, parts: dict, what: str, close) -> str | None:
+    """The name of the part of a reply's expected `parts` ({name: value}), other than `what`,
+    whose value `got` (the reply's `what`) is, by `close`; None where there is none: a result
+    returned in another's place (dgamma and dbeta in each other's), which no change to the
+    computation of `what` explains."""
+    for name, value in parts.items():
+        if name != what and np.shape(got) == np.shape(value) and _close(close, got, value) and \
+                not _close(close, got, parts[what]):
+            return name
+    return None
+
+
 def diagnosed(name: str, why: str) -> str:
     """The end of a message that names the mistake `name` which the calling check recognises by
     what the code does (`references.behaviour`, registered in its notebook's catalogue): NAMES +
@@ -344,8 +356,10 @@ def shape_located(got, expected) -> str:
         (1, 2, 3, 3)           few on each, off by one); an axis of none is "empty"
         (1, 6, 5, 3) for       the expected lengths of the axes, in another order
         (1, 3, 6, 5)
-        () for (3,)            axis 0 (of length 3) missing: summed over, or dropped
-        (1000, 10) for (1000,) an extra axis 1, of length 10"""
+        () for (3,)            axis 0 (of length 3) missing: summed over, or dropped; so for
+                               several axes, and () for (1, 3) is one number where every axis
+                               belongs
+        (1000, 10) for (1000,) an extra axis 1, of length 10; so for several"""
     got, expected = tuple(got), tuple(expected)
     start = f"{LOCATED} is in the shape"
     if got == expected:
@@ -370,7 +384,31 @@ def shape_located(got, expected) -> str:
             return f"{start}: axis {k} (of length {expected[k]}) is missing: summed over, or dropped."
         if expected == got[:k] + got[k + 1:]:
             return f"{start}: an extra axis {k}, of length {got[k]}."
+    missing, extra = _left_out(got, expected), _left_out(expected, got)
+    if missing is not None:
+        lengths = _and([expected[k] for k in missing])
+        if not got:
+            return f"{start}: one number, where every axis (of lengths {lengths}) belongs: " \
+                "summed over, or dropped."
+        return f"{start}: axes {_and(missing)} (of lengths {lengths}) are missing: summed over, " \
+            "or dropped."
+    if extra is not None:
+        return f"{start}: extra axes {_and(extra)}, of lengths {_and([got[k] for k in extra])}."
     return ""
+
+
+def _left_out(shorter: tuple, longer: tuple) -> list | None:
+    """The axes of `longer` that `shorter` leaves out when it is `longer` without them (its other
+    lengths in order, each matched to the first that fits), else None."""
+    if len(shorter) >= len(longer):
+        return None
+    left, i = [], 0
+    for k, n in enumerate(longer):
+        if i < len(shorter) and shorter[i] == n:
+            i += 1
+        else:
+            left.append(k)
+    return left if i == len(shorter) else None
 
 
 def _how_many(more: int, each: str = "") -> str:

@@ -20,7 +20,7 @@ import contextlib
 
 import numpy as np
 
-from .schema import Array, Either, Flag, Items, Number, Optional, Table, TypeName
+from .schema import Array, Either, Flag, Items, Number, Optional, Table, Text, TypeName
 
 # op -> (function, number of Node operands)
 _OPS = {
@@ -148,13 +148,25 @@ class _ScriptedModel:
     """The Model API that train() uses, with no model behind it. get_param returns copies of the
     parameters, set_param keeps copies of the ones it is given (names and shapes as they were);
     the k-th call of get_grad returns the grader's gradients[k % len] and losses[k % len], and
-    records the parameters it was called at."""
+    records the parameters it was called at, and the first call (`other_data`: [k, what its x
+    was, what its y was]) not given the data (x, y) that train was."""
 
-    def __init__(self, params, gradients, losses):
+    def __init__(self, params, gradients, losses, x, y):
         self._params = {name: _array(value) for name, value in params.items()}
         self._gradients = [{name: _array(value) for name, value in g.items()} for g in gradients]
         self._losses = [float(loss) for loss in losses]
+        self._data = {"x": x, "y": y}
         self.history = {name: [] for name in self._params}
+        self.other_data = None
+
+    def _which(self, array) -> str:
+        """'x' or 'y' for an array equal to train's x or y, else 'another array'."""
+        try:
+            array = np.asarray(array, dtype=float)
+        except (TypeError, ValueError):
+            return "another array"
+        return next((name for name, given in self._data.items() if array.shape == given.shape
+                     and np.array_equal(array, given)), "another array")
 
     def get_param(self) -> dict:
         return {name: value.copy() for name, value in self._params.items()}
@@ -176,6 +188,9 @@ class _ScriptedModel:
             raise RuntimeError(f"train called get_grad more than {MAX_CALLS:,} times")
         for name, value in self._params.items():
             self.history[name].append(value.copy())
+        given = [self._which(x), self._which(y)]
+        if self.other_data is None and given != ["x", "y"]:
+            self.other_data = [k, *given]
         return ({name: g.copy() for name, g in self._gradients[k % len(self._gradients)].items()},
                 self._losses[k % len(self._losses)])
 
@@ -184,17 +199,19 @@ def train(ns, params, gradients, losses, x, y, steps=None, lr=None):
     """The student's train(net, x, y), with its default steps and learning rate (or `steps`, `lr`), on
     a _ScriptedModel holding `params`: the parameters it leaves, the losses it returned, and the
     parameters at each call of get_grad ({name: array (calls, *shape)})."""
-    model = _ScriptedModel(params, gradients, losses)
+    x, y = _array(x), _array(y)
+    model = _ScriptedModel(params, gradients, losses, x.copy(), y.copy())
     given = {} if steps is None else {"steps": int(steps)}
     given.update({} if lr is None else {"lr": float(lr)})
-    returned = ns["train"](model, _array(x), _array(y), **given)
+    returned = ns["train"](model, x, y, **given)
     try:
         returned = [float(loss) for loss in returned]
     except (TypeError, ValueError):
         returned = None
     history = {name: np.array(values).reshape(len(values), *np.shape(params[name]))
                for name, values in model.history.items()}
-    return {"params": model.get_param(), "losses": returned, "history": history}
+    return {"params": model.get_param(), "losses": returned, "history": history,
+            "other_data": model.other_data}
 
 
 def _arrays(*arrays):
@@ -228,5 +245,6 @@ REPLIES = {   # the gradients may hold nan or inf: the checks say where
         "losses": Optional(Items(Number(finite=False), max_len=1_000_000)),
         "history": {name: Array((None, *np.shape(value)), finite=False,
                                 max_size=MAX_CALLS * np.size(value))
-                    for name, value in params.items()}},
+                    for name, value in params.items()},
+        "other_data": Optional(Items(Either(Number(integer=True), Text(max_len=20)), length=3))},
 }

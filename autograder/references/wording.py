@@ -15,7 +15,7 @@ argument and variable names (`vocabulary`, `quotable`). Everything else is descr
     which line          the variable the line assigns, when the exercise has that name
 
 and a few mutations read better by what they do than by their syntax: 1/x with its operands
-swapped, or multiplied, is x, "the reciprocal dropped"; x * x without a factor is "the square
+swapped, or multiplied, is x, "the reciprocal dropped"; a - b swapped flips the sign; x * x without a factor is "the square
 dropped"; n + 1 without its 1 is "off by one"; a / 2 without its division is "a factor 1/2 dropped".
 
 `rank(why)` orders explanations from the simplest, most common mistake (0) to the least likely
@@ -41,6 +41,7 @@ DIVISION_AS_PRODUCT = "multiplied where the right computation divides"
 # two parameters swapped whose names the student's exercise does not have: opaque (below)
 PARAMETERS_SWAPPED = "two parameters swapped wherever they are used"
 RECIPROCAL = "the reciprocal dropped: the value itself where 1 over it belongs"
+DIFFERENCE_SWAPPED = "the two operands of a difference swapped, which flips its sign"
 
 # the least likely mistakes: a syntactic change that students seldom make on their own
 _UNLIKELY = ("a square added", "a transpose added")
@@ -102,6 +103,8 @@ def reworded(why: str, old, new) -> str:
         if why.startswith(("the two operands swapped", DIVISION_AS_PRODUCT)) and \
                 isinstance(old.op, ast.Div) and _is_one(old.left):
             return RECIPROCAL
+        if why.startswith("the two operands swapped") and isinstance(old.op, ast.Sub):
+            return DIFFERENCE_SWAPPED
         if why.startswith("a factor dropped") and ast.dump(old.left) == ast.dump(old.right):
             return SQUARE
         if why.startswith("a term dropped") and any(_is_one(side) for side in (old.left, old.right)

@@ -50,6 +50,10 @@ MUTANTS = [
            "return (x.value - self.running_mean) / std * self.gamma.value + self.beta.value",
            "evaluation computed on the arrays: the right values, but no Node, so no gradient "
            "(round 5's gap)", slow=True),
+    Mutant(A, "batchnorm_backward", "dgamma_and_dbeta_under_each_others_names",
+           "dbeta = dy.sum(axis=0, keepdims=True)\n    dgamma = (dy * x_hat).sum(axis=0, keepdims=True)",
+           "dgamma = dy.sum(axis=0, keepdims=True)\n    dbeta = (dy * x_hat).sum(axis=0, keepdims=True)",
+           "dgamma's and dbeta's formulas written under each other's names", slow=True),
     Mutant(A, "batchnorm_eval", "eval_eps_outside_sqrt",
            "std = np.sqrt(self.running_var + self.eps)",
            "std = np.sqrt(self.running_var) + self.eps",
@@ -69,5 +73,6 @@ NAMED = {
     "momentum_on_the_wrong_side": "running_momentum_on_the_wrong_side",
     "batch_statistics_in_eval": "eval_batch_statistics",
     "eval_eps_outside_sqrt": "eval_eps_outside_sqrt",
+    "dgamma_and_dbeta_under_each_others_names": "result_in_another_place",
 }
 UNNAMEABLE = {}

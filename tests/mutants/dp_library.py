@@ -45,6 +45,9 @@ MUTANTS = [
     Mutant(A, "training_loop", "train_ignores_its_lr",
            "param[name] - lr * grads[name]", "param[name] - 0.05 * grads[name]",
            "the step uses train's default learning rate, whatever lr it is given (round 5's gap)", slow=True),
+    Mutant(A, "training_loop", "get_grad_arguments_swapped",
+           "grads, loss = net.get_grad(x, y)", "grads, loss = net.get_grad(y, x)",
+           "the gradients of the targets as inputs, towards the inputs (round 6's gap)", slow=True),
     Mutant(A, "training_loop", "learning_rate_too_small",
            "steps: int = 1000, lr: float = 0.05", "steps: int = 1000, lr: float = 0.0001",
            "a learning rate 500 times too small to reach the target in 1,000 steps"),
@@ -59,6 +62,7 @@ MUTANTS = [
 # (tests/mutants/__init__.py) are measured: never given a mistake here.
 NAMED = {
     "train_ignores_its_lr": "learning_rate_not_used",
+    "get_grad_arguments_swapped": "gradients_of_other_data",
     "no_accumulation": "shares_overwritten",
     "relu_layer_is_linear": "relu_layers_linear",
     "bias_used_by_its_value": "parameter_used_by_its_value",
