@@ -66,3 +66,20 @@ def test_gauss_newton_is_located_at_the_first_loss_that_departs():
     assert said.startswith(". The losses before each step are [") and \
         "; 2 of 3 entries differ" in said and ". The first difference is at index [1]" in said
     assert "shape (2,), expected (3,)" in checks10._first_step_located(right[:2], right)
+
+
+@pytest.mark.parametrize("mean, std, said", [
+    (1e-4, 0.005, "in the standard deviation: 0.005 is that of the variance 2 / n_in = 0.005 taken "
+                  "for it"),
+    (3e-4, 0.1414, "in the standard deviation: 0.1414 is that of N(0, 2 / n_out)"),
+    (1e-4, 0.05, "in the standard deviation: 0.05 is that of N(0, 1 / n_in)"),
+    (0.0707, 1.0, "in the mean: 0.0707 is the standard deviation 0.07071 of N(0, 2 / n_in): the "
+                  "standard deviation given where the mean belongs (normal(mean, std, size))"),
+])
+def test_the_normal_a_layers_weights_were_drawn_from_is_said(mean, std, said):
+    """03's ReLU layer (400, 100) draws from N(0, 2 / 400): the draws' mean and standard deviation
+    tell which other normal a slip drew from, when one alone fits."""
+    from autograder.checks.dp_library import _draws_located
+    assert _draws_located(mean, std, 2, 400, 100) == ". The first difference is " + said
+    assert _draws_located(1e-4, 0.0707, 2, 400, 100) == ""         # the right one
+    assert _draws_located(1e-4, 0.3, 2, 400, 100) == ""            # none fits

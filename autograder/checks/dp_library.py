@@ -292,6 +292,27 @@ WIDE = [["ReLU_Layer", 400, 100], ["Linear_Layer", 100, 400]]    # n_in != n_out
 SPREAD = 0.05     # the standard deviation of 40,000 draws is within 0.4% (one standard error)
 
 
+def _draws_located(mean, std, gain, n_in, n_out) -> str:
+    """'. The first difference is ...': which normal the weights of a layer (n_in, n_out) that
+    should follow N(0, gain / n_in) follow instead, as far as their mean and standard deviation
+    (within SPREAD) tell: one of the variances 1 or 2 over n_in, n_out or n_in + n_out, or the
+    variance gain / n_in taken for the standard deviation; or the standard deviation given as
+    the mean. '' where none fits."""
+    right = np.sqrt(gain / n_in)
+    if abs(mean / right - 1) <= SPREAD:
+        return (f". The first difference is in the mean: {mean:.3g} is the standard deviation "
+                f"{right:.4g} of N(0, {gain:g} / n_in): the standard deviation given where the "
+                f"mean belongs (normal(mean, std, size))")
+    forms = {f"N(0, {g:g} / {fan})": np.sqrt(g / n) for g in (1, 2)
+             for fan, n in (("n_in", n_in), ("n_out", n_out), ("(n_in + n_out)", n_in + n_out))}
+    forms[f"the variance {gain:g} / n_in = {gain / n_in:.4g} taken for it"] = gain / n_in
+    found = [form for form, s in forms.items()
+             if abs(std / s - 1) <= SPREAD and not np.isclose(s, right)]
+    if abs(mean) > SPREAD * right or len(found) != 1:
+        return ""
+    return f". The first difference is in the standard deviation: {std:.4g} is that of {found[0]}"
+
+
 @pytest.mark.task("model_layers")
 def test_weights_start_with_the_variance_of_their_layer(submission):
     """W ~ N(0, 2 / n_in) in a ReLU layer (He) and N(0, 1 / n_in) in a linear one, b zeros, on
@@ -310,8 +331,11 @@ def test_weights_start_with_the_variance_of_their_layer(submission):
         assert abs(std / right - 1) <= SPREAD and abs(mean) <= SPREAD * right, (
             f"get_param() of {where}: the weights h{i}_W have mean {mean:.3g} and standard "
             f"deviation {std:.4g}, {std / right:.3g} times the {right:.4g} of N(0, {gain:g} / "
-            f"n_in) with n_in = {n_in}, which a {factory} draws from")
-        assert not np.any(received[f"h{i}_b"]), f"get_param() of {where}: the bias h{i}_b must start at zero"
+            f"n_in) with n_in = {n_in}, which a {factory} draws from"
+            + _draws_located(mean, std, gain, n_in, WIDE[i][2]))
+        bias = received[f"h{i}_b"]
+        assert not np.any(bias), (f"get_param() of {where}: the bias h{i}_b must start at zero"
+                                  + located(bias, np.zeros_like(bias)))
 
 
 # -- training_loop ---------------------------------------------------------------------------------
