@@ -83,3 +83,13 @@ def test_the_normal_a_layers_weights_were_drawn_from_is_said(mean, std, said):
     assert _draws_located(mean, std, 2, 400, 100) == ". The first difference is " + said
     assert _draws_located(1e-4, 0.0707, 2, 400, 100) == ""         # the right one
     assert _draws_located(1e-4, 0.3, 2, 400, 100) == ""            # none fits
+
+
+def test_a_selection_of_the_lowest_is_located_by_its_ranks():
+    from autograder.checks.mnist import ranks_located
+    key = np.array([0.5, 0.1, 0.9, 0.3, 0.7, 0.2])          # ranks 4, 1, 6, 3, 5, 2
+    start = ". The first difference is in the ranking by p, 1 the lowest of 6: yours are at "
+    assert ranks_located(np.array([5, 3]), key, "p") == start + "ranks 2 to 3, where 1 to 2 belong"
+    assert ranks_located(np.array([2, 4]), key, "p") == start + "ranks 5 to 6, where 1 to 2 belong"
+    assert ranks_located(np.array([1, 0, 2]), key, "p") == \
+        start + "ranks 1, 4, 6, where 1 to 3 belong"

@@ -147,23 +147,41 @@ def test_confusion_matrix_is_your_networks_on_the_validation_digits(submission, 
                or "; row i: the label, column j: the network's most probable digit"))
 
 
+def ranks_located(chosen, key, what: str) -> str:
+    """'. The first difference is in the ranking ...': where the indices `chosen` (the k that
+    `key` ranks lowest, lowest first) sit in the ranking of all by `key` (1: the lowest; ties
+    share the best rank), said as one run or the first few."""
+    ranks = np.sort(np.searchsorted(np.sort(key), key[chosen], side="left") + 1)
+    if np.array_equal(ranks, np.arange(ranks[0], ranks[0] + len(ranks))):
+        said = f"ranks {ranks[0]} to {ranks[-1]}"
+    else:
+        said = "ranks " + ", ".join(map(str, ranks[:5])) + (", ..." if len(ranks) > 5 else "")
+    return (f". The first difference is in the ranking by {what}, 1 the lowest of {len(key)}: "
+            f"yours are at {said}, where 1 to {len(ranks)} belong")
+
+
 @pytest.mark.task("error_analysis")
 def test_worst_digits_have_the_lowest_probability_of_their_label(submission, digits, public):
     reply, y_val, probabilities = _analysis(submission, digits, public)
     worst = reply["worst"]
+    true = probabilities[np.arange(len(y_val)), y_val.astype(int)]
     assert worst is not None and worst.shape == (WORST,) and np.all(worst == np.round(worst)) \
         and np.all((worst >= 0) & (worst < len(y_val))) and len(set(worst)) == WORST, (
         f"`worst` must hold {WORST} different indices into x_val (0 to {len(y_val) - 1}); it is "
-        f"{None if worst is None else worst.tolist()}")
+        f"{None if worst is None else worst.tolist()}"
+        + (". The first difference: these are the lowest probabilities p[i, y_val[i]] "
+           "themselves, sorted; their indices belong here (np.argsort, not np.sort)"
+           if worst is not None and worst.shape == (WORST,)
+           and np.allclose(worst, np.sort(true)[:WORST], rtol=PROBABILITY_RTOL) else ""))
     worst = worst.astype(int)
-    true = probabilities[np.arange(len(y_val)), y_val.astype(int)]
     bar = np.sort(true)[WORST - 1] * (1 + PROBABILITY_RTOL) + 1e-12
     chosen = true[worst]
     assert np.all(chosen <= bar), (
         f"x_val[{worst[np.argmax(chosen)]}] is not among the {WORST} worst-classified digits: your "
         f"network gives its label {y_val[worst[np.argmax(chosen)]]:g} the probability "
         f"{chosen.max():.3g}, but {WORST} digits have {np.sort(true)[WORST - 1]:.3g} or less "
-        f"(rank by the probability of the true label, p[i, y_val[i]], lowest first)")
+        f"(rank by the probability of the true label, p[i, y_val[i]], lowest first)"
+        + ranks_located(worst, true, "p[i, y_val[i]]"))
     assert np.all(np.diff(chosen) >= -PROBABILITY_RTOL * np.abs(chosen[1:]) - 1e-12), (
         f"`worst` must be ordered worst first: the probabilities of the true labels are "
         f"{np.round(chosen, 4).tolist()}")
