@@ -93,3 +93,14 @@ def test_a_selection_of_the_lowest_is_located_by_its_ranks():
     assert ranks_located(np.array([2, 4]), key, "p") == start + "ranks 5 to 6, where 1 to 2 belong"
     assert ranks_located(np.array([1, 0, 2]), key, "p") == \
         start + "ranks 1, 4, 6, where 1 to 3 belong"
+
+
+def test_loss_curves_drawn_over_other_x_values_are_located():
+    from autograder.checks.optimizers import _steps_located
+    steps, losses = np.arange(5.0), np.array([5.0, 4.0, 3.0, 2.5, 2.25])
+    start = ". The first difference is in the x values of the line "
+    assert _steps_located({"sgd": {"x": steps, "y": losses}, "adam": {"x": steps + 1, "y": losses}}) \
+        == start + "'adam': every received value is the expected one plus 1."
+    assert _steps_located({"sgd": {"x": losses, "y": steps}}) == \
+        start + "'sgd': its y values are the steps 0 to 4: x and y swapped."
+    assert _steps_located({"sgd": {"x": steps, "y": losses}}) == ""

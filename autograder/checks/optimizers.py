@@ -27,8 +27,9 @@ import numpy as np
 import pytest
 
 from autograder import references
-from autograder.grading.checking import (assert_log_scale_and_labels, diagnosed, misconception,
-                                         pairs, rel_error, shape_located)
+from autograder.grading.checking import (assert_log_scale_and_labels, diagnosed, located,
+                                         located_within, misconception, pairs, rel_error,
+                                         shape_located)
 
 ref = references.of(__name__)
 
@@ -216,19 +217,39 @@ def _optimizer_axes(data):
 
 def _loss_axes(data) -> tuple:
     """(axes, {name: line}): the axes with a line per optimizer over the steps 0, 1, ..."""
-    labelled = False
+    curves = None       # labelled lines of a loss per point of each path, drawn over other x
     for ax, lines, over_steps in _optimizer_axes(data):
         if over_steps:
             return ax, lines
-        labelled = True
+        if curves is None and all(len(line["y"]) == RACE_STEPS + 1 for line in lines.values()):
+            curves = lines
     labels = sorted({line["label"] for ax in data["axes"] for line in ax["lines"]
                      if not line["label"].startswith("_")})
     raise AssertionError(
         f"no plot with four lines labelled {', '.join(map(repr, LOSS_NAMES))} over the steps "
         f"0, 1, 2, ... was found "
         + ("(the axes with those labels have other x values: plot against np.arange(len(path)))"
-           if labelled else f"(the labelled lines are: {', '.join(labels) or 'none'})")
-        + "; draw with ax.plot(steps, losses, label=name) on the axes `ax` of `fig`")
+           if curves else f"(the labelled lines are: {', '.join(labels) or 'none'})")
+        + "; draw with ax.plot(steps, losses, label=name) on the axes `ax` of `fig`"
+        + (_steps_located(curves) if curves else ""))
+
+
+def _steps_located(lines) -> str:
+    """'. The first difference is in the x values of the line ...': how the x values of the first
+    of the optimizers' loss curves `lines` ({name: line}) not drawn over the steps 0, 1, ...
+    depart from them."""
+    for name, line in lines.items():
+        x, y = (np.asarray(line[axis], dtype=float) for axis in ("x", "y"))
+        steps = np.arange(len(y), dtype=float)
+        if np.array_equal(x, steps):
+            continue
+        start = f". The first difference is in the x values of the line {name!r}"
+        if x.shape == y.shape and np.array_equal(y, steps):
+            return f"{start}: its y values are the steps 0 to {len(y) - 1}: x and y swapped."
+        inner = located(x, steps) if x.shape == steps.shape else shape_located(x.shape, steps.shape)
+        return start + (located_within(inner) if inner else
+                        f": they are not the steps 0 to {len(y) - 1}.")
+    return ""
 
 
 def _assert_log_scale_and_labels(ax, axis, plot, not_log, what) -> None:

@@ -311,14 +311,14 @@ def located(got, expected, close=None) -> str:
             for name in expected:
                 if name in got and not _close(close, got[name], expected[name]):
                     inner = located(got[name], expected[name], close)
-                    return f"{LOCATED} is in {name!r}" + (inner and _tail(inner) or ".")
+                    return f"{LOCATED} is in {name!r}" + (inner and located_within(inner) or ".")
             return ""
         if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)) and \
                 len(got) == len(expected) and _nested(expected):
             for i, (a, b) in enumerate(zip(got, expected)):
                 if not _close(close, a, b):
                     inner = located(a, b, close)
-                    return f"{LOCATED} is in item {i}" + (inner and _tail(inner) or ".")
+                    return f"{LOCATED} is in item {i}" + (inner and located_within(inner) or ".")
             return ""
         got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
     except (TypeError, ValueError):
@@ -339,8 +339,9 @@ def _nested(items) -> bool:
     return any(isinstance(item, (list, tuple, dict, np.ndarray)) for item in items)
 
 
-def _tail(sentence: str) -> str:
-    """'. The first difference is X' -> ', X'; '. The first difference: X' -> ': X'."""
+def located_within(sentence: str) -> str:
+    """The rest of a locating `sentence`, to follow a more precise place: '. The first difference
+    is X' -> ', X'; '. The first difference: X' -> ': X'."""
     rest = sentence[len(LOCATED):]
     return ", " + rest[len(" is "):] if rest.startswith(" is ") else rest
 
