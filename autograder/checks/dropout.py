@@ -81,8 +81,9 @@ def test_kept_units_are_scaled_by_exactly_1_over_1_minus_p(draws, metrics):
         raise AssertionError(
             f"with p = {p:.3f}, every output must be 0 or x / (1 - p) = {wanted:.4f} * x; "
             f"yours has y / x = {', '.join(f'{s:g}' for s in seen)}"
-            + (f". The first difference is in the mask: no unit was dropped in any of the "
-               f"{len(values):,} calls (each is dropped with probability p = {p:.3f})"
+            + (f". The first difference is in the mask: no output was 0 in any of the "
+               f"{len(values):,} calls, so no unit was dropped (each must be, with probability "
+               f"p = {p:.3f})"
                if kept.all() else misconception(scale[kept], wanted, mistakes, _kept_scale_is)))
 
 
