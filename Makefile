@@ -27,12 +27,13 @@ sandbox-tools:
 # environments (minutes each: a fresh clone's student install with `make lab`, in the repository
 # and in the bundle; Gradescope's setup.sh), and repeats of costly gradings (mutants and blind
 # mistakes that train a network again; one mutant of every task stays), which test-slow runs.
-# CI runs both.
+# CI runs both. The tests take from a second to over a minute: a worker that runs out of tests
+# takes pending ones from the other (worksteal), instead of waiting while it ends a long one.
 test: $(STAMP) sandbox-tools
-	$(VPY) -m pytest -q -n auto -m "not slow"
+	$(VPY) -m pytest -q -n auto --dist worksteal -m "not slow"
 
 test-slow: $(STAMP) sandbox-tools
-	$(VPY) -m pytest -q -n auto -m slow
+	$(VPY) -m pytest -q -n auto --dist worksteal -m slow
 
 demo: $(STAMP) sandbox-tools
 	$(VPY) -m autograder.demo

@@ -188,6 +188,9 @@ def test_hidden_cases_vary_strides_paddings_channels_and_overlaps():
     assert any(stride < size for _, size, stride, _ in pools)                        # overlaps
     public = [checks.conv_case(rng, True, i) for i in range(2)]
     assert any((x.shape[2] + 2 * p - w.shape[2]) % s for x, w, _, s, p, _ in public)
+    # a window of the self-check ends on the last column of the padding: one padded on one side
+    # only (np.pad's (padding, 0)) is found
+    assert any(p > 0 and (x.shape[3] + 2 * p - w.shape[3]) % s == 0 for x, w, _, s, p, _ in public)
 
 
 # -- the filter plot -------------------------------------------------------------------------------
