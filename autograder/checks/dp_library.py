@@ -482,6 +482,10 @@ def _departure(steps) -> str:
     return ""
 
 
+OTHER_DATA = diagnosed("gradients_of_other_data", "get_grad is not given the data train receives: "
+                       "call net.get_grad(x, y) with train's own x and y")
+
+
 @pytest.mark.task("training_loop")
 def test_training_asks_for_the_gradients_on_its_own_data(submission, rng):
     """Every call of get_grad is given train's x and y, as they are (a loop that steps on the
@@ -496,9 +500,6 @@ def test_training_asks_for_the_gradients_on_its_own_data(submission, rng):
         raise AssertionError(f"train(net, x, y) called get_grad({x}, {y}) at step {step + 1}, not "
                              f"get_grad(x, y)" + OTHER_DATA)
 
-
-OTHER_DATA = diagnosed("gradients_of_other_data", "get_grad is not given the data train receives: "
-                       "call net.get_grad(x, y) with train's own x and y")
 
 
 @pytest.mark.task("training_loop")

@@ -380,12 +380,10 @@ def shape_located(got, expected) -> str:
         how += ["empty"] * (0 in (got[k] for k in axes))
         return f"{start}, along axes {_and(axes)}: {_and([got[k] for k in axes])} entries, " \
             f"expected {_and([expected[k] for k in axes])}" + (f" ({', '.join(how)})" if how else "") + "."
-    for k in range(max(len(got), len(expected))):
-        if got == expected[:k] + expected[k + 1:]:
-            return f"{start}: axis {k} (of length {expected[k]}) is missing: summed over, or dropped."
-        if expected == got[:k] + got[k + 1:]:
-            return f"{start}: an extra axis {k}, of length {got[k]}."
     missing, extra = _left_out(got, expected), _left_out(expected, got)
+    if missing is not None and len(missing) == 1:
+        k = missing[0]
+        return f"{start}: axis {k} (of length {expected[k]}) is missing: summed over, or dropped."
     if missing is not None:
         lengths = _and([expected[k] for k in missing])
         if not got:
@@ -393,23 +391,26 @@ def shape_located(got, expected) -> str:
                 "summed over, or dropped."
         return f"{start}: axes {_and(missing)} (of lengths {lengths}) are missing: summed over, " \
             "or dropped."
+    if extra is not None and len(extra) == 1:
+        return f"{start}: an extra axis {extra[0]}, of length {got[extra[0]]}."
     if extra is not None:
         return f"{start}: extra axes {_and(extra)}, of lengths {_and([got[k] for k in extra])}."
     return ""
 
 
 def _left_out(shorter: tuple, longer: tuple) -> list | None:
-    """The axes of `longer` that `shorter` leaves out when it is `longer` without them (its other
-    lengths in order, each matched to the first that fits), else None."""
+    """The axes of `longer` that `shorter` leaves out when it is `longer` without them, else
+    None: its lengths matched from the end, so that of equal lengths the first ones are left out
+    ((3,) of (3, 3) leaves out axis 0)."""
     if len(shorter) >= len(longer):
         return None
-    left, i = [], 0
-    for k, n in enumerate(longer):
-        if i < len(shorter) and shorter[i] == n:
-            i += 1
+    left, i = [], len(shorter)
+    for k in reversed(range(len(longer))):
+        if i > 0 and shorter[i - 1] == longer[k]:
+            i -= 1
         else:
             left.append(k)
-    return left if i == len(shorter) else None
+    return sorted(left) if i == 0 else None
 
 
 def _how_many(more: int, each: str = "") -> str:

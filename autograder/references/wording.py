@@ -15,8 +15,9 @@ argument and variable names (`vocabulary`, `quotable`). Everything else is descr
     which line          the variable the line assigns, when the exercise has that name
 
 and a few mutations read better by what they do than by their syntax: 1/x with its operands
-swapped, or multiplied, is x, "the reciprocal dropped"; a - b swapped flips the sign; x * x without a factor is "the square
-dropped"; n + 1 without its 1 is "off by one"; a / 2 without its division is "a factor 1/2 dropped".
+swapped, or multiplied, is x, "the reciprocal dropped"; a - b swapped flips the sign; x * x
+without a factor is "the square dropped"; n + 1 without its 1 is "off by one"; a / 2 without
+its division is "a factor 1/2 dropped".
 
 `rank(why)` orders explanations from the simplest, most common mistake (0) to the least likely
 (2): where mutations of one line give the reply's value, only those of the best rank are named
